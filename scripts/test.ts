@@ -1,0 +1,64 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+// `npm test`: type check, OpenAPI drift check, then the whole suite on SQLite, and again on PostgreSQL
+// when DATABASE_URL points at one. PUNCHCARD_REQUIRE_POSTGRES=1 (CI) turns a skipped PostgreSQL run into
+// a failure. Extra arguments narrow the run to the given test files.
+
+const root = join(import.meta.dirname, '..');
+
+function testFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...testFiles(path));
+    else if (name.endsWith('.test.ts')) out.push(relative(root, path));
+  }
+  return out.sort();
+}
+
+function run(title: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): boolean {
+  process.stdout.write(`\n=== ${title}\n`);
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  return result.status === 0;
+}
+
+const requested = process.argv.slice(2).filter((a) => a.endsWith('.ts'));
+const files = requested.length > 0 ? requested : testFiles(join(root, 'tests')).filter((f) => !f.includes('/reliability/'));
+const nodeTestArgs = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...files];
+
+const failures: string[] = [];
+if (requested.length === 0) {
+  if (!run('type check (tsc --noEmit)', 'npx', ['tsc', '--noEmit'])) failures.push('type check');
+  if (!run('OpenAPI document matches openapi.json', 'npx', ['tsx', 'scripts/write-openapi.ts', '--check'])) failures.push('openapi drift');
+}
+
+if (!run(`tests on SQLite (${files.length} files)`, process.execPath, nodeTestArgs, { PUNCHCARD_TEST_DB: 'sqlite' })) {
+  failures.push('SQLite suite');
+}
+
+const databaseUrl = process.env.DATABASE_URL ?? '';
+if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
+  if (
+    !run(`tests on PostgreSQL (${files.length} files)`, process.execPath, nodeTestArgs, {
+      PUNCHCARD_TEST_DB: 'postgres',
+      PUNCHCARD_TEST_PG_URL: databaseUrl,
+    })
+  ) {
+    failures.push('PostgreSQL suite');
+  }
+} else {
+  const banner = '!'.repeat(78);
+  process.stdout.write(
+    `\n${banner}\n!!! PostgreSQL SKIPPED: DATABASE_URL is not a postgres:// URL, so only SQLite was tested.\n` +
+      `!!! Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm test\n${banner}\n`,
+  );
+  if (process.env.PUNCHCARD_REQUIRE_POSTGRES === '1') failures.push('PostgreSQL suite (required but DATABASE_URL is not set)');
+}
+
+if (failures.length > 0) {
+  process.stdout.write(`\nFAILED: ${failures.join(', ')}\n`);
+  process.exit(1);
+}
+process.stdout.write('\nAll checks passed.\n');

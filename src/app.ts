@@ -1,0 +1,102 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import qs from 'qs';
+import { sql } from 'kysely';
+import type { Config } from './config.ts';
+import type { Clock } from './lib/clock.ts';
+import { newRequestId, type Ids } from './lib/ids.ts';
+import { Authenticator } from './services/auth/authenticator.ts';
+import type { Deps } from './services/context.ts';
+import type { Db, Dialect } from './store/db.ts';
+import { installAuth } from './http/plugins/auth.ts';
+import { BODY_LIMIT_BYTES, installBodyParsers } from './http/plugins/body-parsers.ts';
+import { installClientCors } from './http/plugins/cors.ts';
+import { installErrorHandling, sendError } from './http/plugins/errors.ts';
+import { domainError } from './domain/errors.ts';
+import { installIdempotency } from './http/plugins/idempotency.ts';
+import { installMetrics } from './http/plugins/metrics.ts';
+import { installOpenApi } from './http/plugins/openapi.ts';
+import { installRateLimits } from './http/plugins/rate-limit.ts';
+import { installValidators } from './http/plugins/validation.ts';
+import { registerRoutes } from './http/routes/index.ts';
+
+export interface AppOptions {
+  db: Db;
+  dialect: Dialect;
+  clock: Clock;
+  ids: Ids;
+  config: Config;
+  pepper: string;
+  /** Pino logger settings; false for silence (tests). */
+  logger?: boolean | { level: string };
+  /** Process-level metrics (event loop, memory) at /metrics; off in tests that build many apps. */
+  processMetrics?: boolean;
+}
+
+/** The Fastify instance as route modules see it: TypeBox schemas type each handler's input. */
+export type TypedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/** Everything a route module needs: the use-case dependencies and the credential resolver. */
+export interface RouteContext {
+  deps: Deps;
+  authenticator: Authenticator;
+}
+
+export async function buildApp(options: AppOptions): Promise<TypedApp> {
+  const deps: Deps = {
+    db: options.db,
+    dialect: options.dialect,
+    clock: options.clock,
+    ids: options.ids,
+    config: options.config,
+    pepper: options.pepper,
+  };
+  const app = Fastify({
+    logger: options.logger ?? false,
+    genReqId: () => newRequestId(),
+    requestIdHeader: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      // Bracketed, indexed query strings as the SDK sends them (`created_at[before]=…`, `x[0]=…`).
+      querystringParser: (text: string) => qs.parse(text, { depth: 6, arrayLimit: 100, parameterLimit: 1000 }),
+    },
+    ajv: { customOptions: { strict: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Response schemas document the API; they must never drop members, so responses are plain JSON.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  installValidators(app);
+  installErrorHandling(app);
+  installBodyParsers(app);
+
+  const authenticator = new Authenticator(deps);
+  installAuth(app, authenticator);
+  installRateLimits(app, authenticator, deps.clock);
+  installIdempotency(app, deps.db, deps.clock);
+  installClientCors(app);
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('X-Request-Id', request.id);
+    return payload;
+  });
+
+  await installOpenApi(app);
+  installMetrics(app, { processMetrics: options.processMetrics ?? false });
+
+  app.get('/health', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ status: 'ok' }));
+  app.get('/ready', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
+    try {
+      await sql`select 1`.execute(deps.db);
+      return { status: 'ready' };
+    } catch {
+      return sendError(reply, domainError('service_unavailable', { details: 'The database does not answer' }));
+    }
+  });
+
+  await registerRoutes(app, { deps, authenticator });
+  await app.ready();
+  return app;
+}
+
+export type { Config };

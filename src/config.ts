@@ -1,0 +1,153 @@
+// The one place that reads process.env. Every value is validated here so a bad setting stops the
+// process at start with a one-line reason instead of failing later inside a request.
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface KeyPair {
+  id: string;
+  secret: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  /** Base URL the outside world uses to reach this server (links in responses, export downloads). */
+  publicUrl: string;
+  logLevel: LogLevel;
+  /** Fixed credentials for the default project and the organisation; absent ones are generated once. */
+  defaultProject: {
+    serverKey: KeyPair | null;
+    clientKey: KeyPair | null;
+    clientOrigins: string[] | null;
+  };
+  managementKey: KeyPair | null;
+  oauthTokenTtlSeconds: number;
+  /** Run the background worker inside `start`. */
+  runWorker: boolean;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function readPort(env: NodeJS.ProcessEnv): number {
+  const raw = env.PORT;
+  if (raw === undefined || raw === '') return 8080;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`PORT must be an integer between 0 and 65535, got "${raw}"`);
+  const port = Number(raw);
+  if (port > 65535) throw new ConfigError(`PORT must be an integer between 0 and 65535, got "${raw}"`);
+  return port;
+}
+
+function readDatabaseUrl(env: NodeJS.ProcessEnv): string {
+  const raw = env.DATABASE_URL;
+  if (raw === undefined || raw === '') return 'sqlite:./data/punchcard.db';
+  if (raw.startsWith('sqlite:')) {
+    if (raw.length === 'sqlite:'.length) throw new ConfigError('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/punchcard.db');
+    return raw;
+  }
+  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('DATABASE_URL is not a valid postgres:// URL');
+    }
+    return raw;
+  }
+  throw new ConfigError('DATABASE_URL must start with sqlite: or postgres://');
+}
+
+function readUrl(name: string, raw: string | undefined, fallback: string): string {
+  if (raw === undefined || raw === '') return fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function readLogLevel(env: NodeJS.ProcessEnv): LogLevel {
+  const raw = env.LOG_LEVEL;
+  if (raw === undefined || raw === '') return 'info';
+  const level = LOG_LEVELS.find((l) => l === raw);
+  if (!level) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return level;
+}
+
+// Key ids and secrets end up in HTTP headers, so keep them to a safe, unambiguous alphabet.
+const KEY_PART = /^[A-Za-z0-9_\-.]{8,128}$/;
+
+function readKeyPair(env: NodeJS.ProcessEnv, idName: string, secretName: string): KeyPair | null {
+  const id = env[idName];
+  const secret = env[secretName];
+  const hasId = id !== undefined && id !== '';
+  const hasSecret = secret !== undefined && secret !== '';
+  if (!hasId && !hasSecret) return null;
+  if (!hasId || !hasSecret) throw new ConfigError(`${idName} and ${secretName} must be set together`);
+  if (!KEY_PART.test(id)) throw new ConfigError(`${idName} must be 8-128 characters of letters, digits, "_", "-" or "."`);
+  if (!KEY_PART.test(secret)) throw new ConfigError(`${secretName} must be 8-128 characters of letters, digits, "_", "-" or "."`);
+  return { id, secret };
+}
+
+function readOrigins(env: NodeJS.ProcessEnv): string[] | null {
+  const raw = env.PUNCHCARD_CLIENT_ORIGINS;
+  if (raw === undefined || raw.trim() === '') return null;
+  const origins = raw.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: URL;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      throw new ConfigError(`PUNCHCARD_CLIENT_ORIGINS entry "${origin}" is not an origin like https://shop.example.com`);
+    }
+    if (parsed.origin !== origin.replace(/\/$/, '')) {
+      throw new ConfigError(`PUNCHCARD_CLIENT_ORIGINS entry "${origin}" must be a bare origin (scheme, host, port), not a URL with a path`);
+    }
+  }
+  return origins.map((o) => (o === '*' ? o : new URL(o).origin));
+}
+
+function readPositiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
+  return Number(raw);
+}
+
+function readBoolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = readPort(env);
+  const host = env.HOST === undefined || env.HOST === '' ? '127.0.0.1' : env.HOST;
+  const serverKey = readKeyPair(env, 'PUNCHCARD_APP_ID', 'PUNCHCARD_APP_TOKEN');
+  const clientKey = readKeyPair(env, 'PUNCHCARD_CLIENT_APP_ID', 'PUNCHCARD_CLIENT_TOKEN');
+  const managementKey = readKeyPair(env, 'PUNCHCARD_MANAGEMENT_ID', 'PUNCHCARD_MANAGEMENT_TOKEN');
+  if (serverKey && clientKey && serverKey.id === clientKey.id) {
+    throw new ConfigError('PUNCHCARD_APP_ID and PUNCHCARD_CLIENT_APP_ID must differ');
+  }
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return {
+    port,
+    host,
+    databaseUrl: readDatabaseUrl(env),
+    publicUrl: readUrl('PUBLIC_URL', env.PUBLIC_URL, `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`),
+    logLevel: readLogLevel(env),
+    defaultProject: { serverKey, clientKey, clientOrigins: readOrigins(env) },
+    managementKey,
+    oauthTokenTtlSeconds: readPositiveInt(env, 'PUNCHCARD_OAUTH_TOKEN_TTL', 900),
+    runWorker: readBoolean(env, 'PUNCHCARD_WORKER', true),
+  };
+}

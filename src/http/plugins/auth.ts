@@ -1,0 +1,99 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errors } from '../../domain/errors.ts';
+import { eventSourceOf, type Authenticator, type Principal } from '../../services/auth/authenticator.ts';
+import type { Actor } from '../../services/context.ts';
+
+// Authentication by API area (ARCHITECTURE "Authentication"). The area comes from the path prefix; a
+// route can override it through `config.auth`.
+
+export type AuthMode =
+  /** `/v1`: server keys or a bearer token whose scopes open the path. */
+  | 'server'
+  /** `/v1/oauth`: the server key pair only. */
+  | 'server-keys'
+  /** `/client/v1`: client keys with a trusted origin, or a bearer token with client scopes. */
+  | 'client'
+  /** `/management/v1`: organisation-wide management keys. */
+  | 'management'
+  | 'public';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export function defaultAuthMode(url: string): AuthMode {
+  if (url.startsWith('/management/v1')) return 'management';
+  if (url.startsWith('/client/v1')) return 'client';
+  if (url.startsWith('/v1/oauth')) return 'server-keys';
+  if (url.startsWith('/v1')) return 'server';
+  return 'public';
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function bearerToken(request: FastifyRequest): string | null {
+  const value = header(request, 'authorization');
+  if (value === undefined) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
+  if (!match?.[1]) throw errors.unauthorized('The Authorization header must be "Bearer <access_token>"');
+  return match[1];
+}
+
+async function authenticate(auth: Authenticator, mode: AuthMode, request: FastifyRequest): Promise<Principal | null> {
+  const path = request.url.split('?')[0] ?? '/';
+  switch (mode) {
+    case 'public':
+      return null;
+    case 'management':
+      return auth.management(header(request, 'x-management-id'), header(request, 'x-management-token'));
+    case 'server-keys':
+      return auth.server(header(request, 'x-app-id'), header(request, 'x-app-token'));
+    case 'server': {
+      const token = bearerToken(request);
+      if (token !== null && header(request, 'x-app-id') === undefined) return auth.bearer(token, path);
+      return auth.server(header(request, 'x-app-id'), header(request, 'x-app-token'));
+    }
+    case 'client': {
+      const token = bearerToken(request);
+      if (token !== null && header(request, 'x-client-application-id') === undefined) return auth.bearer(token, path);
+      return auth.client(header(request, 'x-client-application-id'), header(request, 'x-client-token'), header(request, 'origin'));
+    }
+  }
+}
+
+/** The project-scoped actor of an authenticated `/v1` or `/client/v1` request. */
+export function actorOf(request: FastifyRequest): Actor {
+  const principal = request.principal;
+  if (!principal || principal.kind === 'management') {
+    throw new Error(`route ${request.routeOptions.url ?? '?'} needs a project principal but has ${principal?.kind ?? 'none'}`);
+  }
+  return { projectId: principal.projectId, requestId: request.id, source: eventSourceOf(principal) };
+}
+
+/** The actor of a management request, before a project is chosen. */
+export function managementActorOf(request: FastifyRequest): Omit<Actor, 'projectId'> {
+  const principal = request.principal;
+  if (!principal || principal.kind !== 'management') throw new Error('management route without a management principal');
+  return { requestId: request.id, source: eventSourceOf(principal) };
+}
+
+export function installAuth(app: FastifyInstance, authenticator: Authenticator): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRoute', (route) => {
+    const mode = route.config?.auth ?? defaultAuthMode(route.url);
+    if (mode === 'public') return;
+    const hook = async (request: FastifyRequest) => {
+      request.principal = await authenticate(authenticator, mode, request);
+    };
+    const existing = route.onRequest;
+    route.onRequest = existing === undefined ? [hook] : [hook, ...(Array.isArray(existing) ? existing : [existing])];
+  });
+}

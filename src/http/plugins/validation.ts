@@ -1,0 +1,80 @@
+import { Ajv, type ErrorObject, type Options } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+
+// Two validators: bodies are checked exactly as sent (a string is never silently turned into a number),
+// while query strings, path parameters and headers arrive as text and are coerced to their declared types.
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+const DATE_OR_DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+export function isDateOrDateTime(value: string): boolean {
+  return DATE_OR_DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+function makeAjv(options: Options): Ajv {
+  const ajv = new Ajv({ strict: false, allErrors: false, useDefaults: true, ...options });
+  addFormats(ajv, ['date-time', 'date', 'time', 'email', 'uri', 'duration']);
+  ajv.addFormat('date-or-date-time', { type: 'string', validate: isDateOrDateTime });
+  return ajv;
+}
+
+export function installValidators(app: FastifyInstance): void {
+  const bodyAjv = makeAjv({ coerceTypes: false });
+  const textAjv = makeAjv({ coerceTypes: 'array' });
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+    return ajv.compile(schema as FastifySchema & object);
+  });
+}
+
+function propertyPath(instancePath: string): string {
+  if (instancePath === '') return '';
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+    .join('');
+}
+
+/** Turns the first schema violation into the vendor's wording (`Property .a.b should be integer`). */
+export function describeValidationError(errors: readonly ErrorObject[], part: string): string {
+  const subject = part === 'body' ? 'Payload' : part === 'querystring' ? 'Query' : part === 'params' ? 'Path' : 'Headers';
+  const first = errors[0];
+  if (!first) return `${subject} is invalid`;
+  const where = (path: string) => (path === '' ? subject : `Property ${propertyPath(path)}`);
+  // A nullable or multi-type member fails every branch of its anyOf; name all accepted types at once.
+  const anyOf = errors.find((e) => e.keyword === 'anyOf');
+  if (anyOf) {
+    const branchTypes = errors
+      .filter((e) => e.keyword === 'type' && e.instancePath === anyOf.instancePath)
+      .map((e) => String((e.params as { type: string }).type));
+    if (branchTypes.length > 0 && branchTypes.length === errors.length - 1) {
+      return `${where(anyOf.instancePath)} should be ${[...new Set(branchTypes)].join(',')}`;
+    }
+  }
+  const params = first.params as Record<string, unknown>;
+  switch (first.keyword) {
+    case 'required':
+      return `${where(first.instancePath)} should have required property '${String(params.missingProperty)}'`;
+    case 'type':
+      return `${where(first.instancePath)} should be ${String(params.type)}`;
+    case 'enum':
+      return `${where(first.instancePath)} should be equal to one of the allowed values [ ${(params.allowedValues as unknown[]).join(', ')} ]`;
+    case 'const':
+      return `${where(first.instancePath)} should be equal to one of the allowed values [ ${String(params.allowedValue)} ]`;
+    case 'maximum':
+    case 'minimum':
+    case 'exclusiveMaximum':
+    case 'exclusiveMinimum':
+      return `${where(first.instancePath)} must be ${String(params.comparison)} ${String(params.limit)}`;
+    case 'format':
+      return `${where(first.instancePath)} should match format "${String(params.format)}"`;
+    case 'additionalProperties':
+      return `${where(first.instancePath)} should not have property '${String(params.additionalProperty)}'`;
+    default:
+      return `${where(first.instancePath)} ${first.message ?? 'is invalid'}`;
+  }
+}

@@ -1,0 +1,8 @@
+import type { RouteContext, TypedApp } from '../../app.ts';
+import { registerProjectRoutes } from './management/projects.ts';
+import { registerOauthRoutes } from './oauth/oauth.ts';
+
+export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<void> {
+  registerProjectRoutes(app, ctx);
+  registerOauthRoutes(app, ctx);
+}

@@ -1,0 +1,79 @@
+import type { RouteContext, TypedApp } from '../../../app.ts';
+import { noContent } from '../../reply.ts';
+import * as projects from '../../../services/projects/projects.ts';
+import { managementActorOf } from '../../plugins/auth.ts';
+import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
+import { CreateProjectBody, CreatedProjectObject, ProjectList, ProjectObject, UpdateProjectBody } from '../../schemas/projects.ts';
+
+const tags = ['Management: projects'];
+const ProjectParams = IdParams('projectId', 'Project id (proj_…)');
+
+export function registerProjectRoutes(app: TypedApp, { deps, authenticator }: RouteContext): void {
+  app.post(
+    '/management/v1/projects',
+    {
+      schema: {
+        tags,
+        operationId: 'createProject',
+        summary: 'Create a project; the answer carries its server and client keys, shown only this once',
+        body: CreateProjectBody,
+        response: { 200: CreatedProjectObject, ...errorResponses() },
+      },
+    },
+    async (request) => projects.createProject(deps, managementActorOf(request), request.body),
+  );
+
+  app.get(
+    '/management/v1/projects',
+    { schema: { tags, operationId: 'listProjects', summary: 'List projects', response: { 200: ProjectList, ...errorResponses() } } },
+    async () => {
+      const data = await projects.listProjects(deps);
+      return { object: 'list' as const, data_ref: 'data' as const, data, total: data.length };
+    },
+  );
+
+  app.get(
+    '/management/v1/projects/:projectId',
+    {
+      schema: { tags, operationId: 'getProject', summary: 'Get a project', params: ProjectParams, response: { 200: ProjectObject, ...errorResponses(404) } },
+    },
+    async (request) => projects.getProject(deps, request.params.projectId),
+  );
+
+  app.put(
+    '/management/v1/projects/:projectId',
+    {
+      schema: {
+        tags,
+        operationId: 'updateProject',
+        summary: 'Update a project; only the members sent change',
+        params: ProjectParams,
+        body: UpdateProjectBody,
+        response: { 200: ProjectObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const updated = await projects.updateProject(deps, managementActorOf(request), request.params.projectId, request.body);
+      authenticator.forgetProject(updated.id);
+      return updated;
+    },
+  );
+
+  app.delete(
+    '/management/v1/projects/:projectId',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteProject',
+        summary: 'Delete a project: its keys and tokens stop working at once (the default project is protected)',
+        params: ProjectParams,
+        response: { 204: NoContent, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      await projects.deleteProject(deps, managementActorOf(request), request.params.projectId);
+      authenticator.forgetProject(request.params.projectId);
+      return noContent(reply);
+    },
+  );
+}

@@ -1,0 +1,144 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { randomString } from '../lib/ids.ts';
+import { inTransaction, type Deps } from '../services/context.ts';
+import { purgeIdempotencyKeys } from '../store/idempotency.ts';
+import { claimNextJob, extendLease, finishJob, retryJobLater, toJob, type Job } from '../store/jobs.ts';
+import { purgeDeadTokens } from '../store/oauth-tokens.ts';
+
+// The background worker: claims job rows written by requests, runs the handler of their kind, records
+// the outcome, and does periodic housekeeping. Several workers (processes) can run against one
+// PostgreSQL database; each job is run by one of them at a time.
+
+export interface JobContext {
+  deps: Deps;
+  log: FastifyBaseLogger;
+  /** Records progress (0-100) and keeps the claim alive during long work. */
+  progress(percent: number): Promise<void>;
+}
+
+export type JobHandler = (job: Job, ctx: JobContext) => Promise<unknown>;
+
+/** A handler error that must not be retried (bad input); the job fails at once. */
+export class PermanentJobError extends Error {}
+
+const LEASE_MS = 5 * 60_000;
+const MAX_ATTEMPTS = 5;
+const IDLE_POLL_MS = 250;
+const HOUSEKEEPING_EVERY_MS = 60_000;
+const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000;
+const DEAD_TOKEN_RETENTION_MS = 24 * 3600_000;
+
+export class Worker {
+  readonly id = `w-${randomString(12)}`;
+  readonly #deps: Deps;
+  readonly #log: FastifyBaseLogger;
+  readonly #handlers = new Map<string, JobHandler>();
+  #running = false;
+  #loop: Promise<void> | null = null;
+  #wake: (() => void) | null = null;
+  #lastHousekeeping = 0;
+
+  constructor(deps: Deps, log: FastifyBaseLogger) {
+    this.#deps = deps;
+    this.#log = log;
+  }
+
+  register(kind: string, handler: JobHandler): this {
+    this.#handlers.set(kind, handler);
+    return this;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  /** Finishes the job in hand, then stops. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#wake?.();
+    await this.#loop;
+    this.#loop = null;
+  }
+
+  /** Wakes an idle worker at once (a request just enqueued work in this process). */
+  nudge(): void {
+    this.#wake?.();
+  }
+
+  /** Runs one due job if there is one; returns whether it did. Tests drive the worker through this. */
+  async runOnce(): Promise<boolean> {
+    const now = this.#deps.clock.now();
+    const row = await inTransaction(this.#deps, (tx) =>
+      claimNextJob(
+        tx,
+        this.#deps.dialect,
+        this.id,
+        now.toISOString(),
+        new Date(now.getTime() + LEASE_MS).toISOString(),
+        [...this.#handlers.keys()],
+      ),
+    );
+    if (!row) return false;
+    const job = toJob(row);
+    const handler = this.#handlers.get(job.kind);
+    if (!handler) return false;
+    const ctx: JobContext = {
+      deps: this.#deps,
+      log: this.#log.child({ job_id: job.id, job_kind: job.kind }),
+      progress: async (percent) => {
+        const at = this.#deps.clock.now().getTime();
+        await extendLease(this.#deps.db, job.id, this.id, new Date(at + LEASE_MS).toISOString(), Math.max(0, Math.min(99, Math.round(percent))));
+      },
+    };
+    try {
+      const result = await handler(job, ctx);
+      await finishJob(this.#deps.db, job.id, this.id, { status: 'DONE', result: result ?? null, error: null, now: this.#deps.clock.now().toISOString() });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const at = this.#deps.clock.now();
+      if (error instanceof PermanentJobError || job.attempts >= MAX_ATTEMPTS) {
+        ctx.log.error({ err: error }, 'job failed');
+        await finishJob(this.#deps.db, job.id, this.id, { status: 'FAILED', result: null, error: message, now: at.toISOString() });
+      } else {
+        const delayMs = 1000 * 2 ** job.attempts;
+        ctx.log.warn({ err: error, retry_in_ms: delayMs }, 'job attempt failed; will retry');
+        await retryJobLater(this.#deps.db, job.id, this.id, new Date(at.getTime() + delayMs).toISOString(), message, at.toISOString());
+      }
+    }
+    return true;
+  }
+
+  /** Deletes records nobody can use any more: old idempotency answers, long-dead OAuth tokens. */
+  async housekeeping(): Promise<void> {
+    const now = this.#deps.clock.now().getTime();
+    await purgeIdempotencyKeys(this.#deps.db, new Date(now - IDEMPOTENCY_RETENTION_MS).toISOString());
+    await purgeDeadTokens(this.#deps.db, new Date(now - DEAD_TOKEN_RETENTION_MS).toISOString());
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      let didWork = false;
+      try {
+        if (Date.now() - this.#lastHousekeeping >= HOUSEKEEPING_EVERY_MS) {
+          this.#lastHousekeeping = Date.now();
+          await this.housekeeping();
+        }
+        didWork = await this.runOnce();
+      } catch (error) {
+        this.#log.error({ err: error }, 'worker loop error');
+      }
+      if (!didWork && this.#running) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, IDLE_POLL_MS);
+          this.#wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#wake = null;
+      }
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase as KyselySqliteDatabase,
+  type SqliteStatement,
+  type Transaction,
+} from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+/** Store functions accept either the database or an open transaction. */
+export type Executor = Db | Tx;
+
+export interface DbHandle {
+  db: Db;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export function dialectOf(url: string): Dialect {
+  return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+}
+
+// SQLite writers must take the write lock when the transaction starts (BEGIN IMMEDIATE); a deferred
+// transaction that reads first and writes later can fail with SQLITE_BUSY when another process (a worker)
+// wrote in between, and that failure cannot be retried by waiting.
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #database: KyselySqliteDatabase;
+  constructor(database: KyselySqliteDatabase) {
+    super({ database });
+    this.#database = database;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver({ database: this.#database });
+  }
+}
+
+// better-sqlite3 cannot bind booleans; PostgreSQL columns are real booleans. Converting at the binding
+// layer lets store code pass JS booleans to both. Statements are prepared once per SQL text and reused,
+// which matters: preparing costs more than running a simple indexed query.
+function wrapSqlite(raw: SqliteDatabase.Database): KyselySqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
+  const bind = (params: ReadonlyArray<unknown>): unknown[] =>
+    params.map((p) => (p === true ? 1 : p === false ? 0 : p));
+  return {
+    close: () => raw.close(),
+    prepare(sql: string): SqliteStatement {
+      const cached = cache.get(sql);
+      if (cached) return cached;
+      const stmt = raw.prepare(sql);
+      const wrapped: SqliteStatement = {
+        reader: stmt.reader,
+        all: (params) => stmt.all(bind(params)),
+        run: (params) => stmt.run(bind(params)),
+        iterate: (params) => stmt.iterate(bind(params)),
+      };
+      if (cache.size > 2000) cache.clear();
+      cache.set(sql, wrapped);
+      return wrapped;
+    },
+  };
+}
+
+export function openSqlite(url: string): DbHandle {
+  const path = url.slice('sqlite:'.length);
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const raw = new SqliteDatabase(path);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('busy_timeout = 10000');
+  // FULL: a commit is on disk before the answer leaves; an acknowledged write survives a power cut too.
+  raw.pragma('synchronous = FULL');
+  raw.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(wrapSqlite(raw)) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+export interface PostgresOptions {
+  /** Schema to use as search_path (tests give every file its own). */
+  schema?: string;
+  max?: number;
+}
+
+export function openPostgres(url: string, options: PostgresOptions = {}): DbHandle {
+  // Counts and bigint columns come back as strings by default; our amounts fit in a double exactly.
+  const types = {
+    getTypeParser: (oid: number, format?: 'text' | 'binary') => {
+      if (oid === 20) return (value: string) => Number(value);
+      return pg.types.getTypeParser(oid, format);
+    },
+  };
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    types,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+export function openDatabase(url: string, options: PostgresOptions = {}): DbHandle {
+  return dialectOf(url) === 'sqlite' ? openSqlite(url) : openPostgres(url, options);
+}

@@ -1,0 +1,217 @@
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import type { Executor } from './db.ts';
+import { fromJson, toJson } from './json.ts';
+import type { Database, EventsTable } from './schema.ts';
+
+// The append-only event log. Every state change appends here inside the transaction that makes the
+// change, so an event exists exactly when its change committed. Customer activities are queries over
+// this table; the webhook worker reads it in `seq` order.
+
+export type EventChannel = 'API' | 'CLIENT_API' | 'USER_PORTAL' | 'INTERNAL';
+
+export interface EventSource {
+  channel: EventChannel;
+  api_key?: { name: string; app_id: string };
+  user?: { id: string };
+}
+
+export interface NewEvent {
+  id: string;
+  projectId: string;
+  type: string;
+  activityType?: string | null;
+  activityCategory?: 'ACTION' | 'EFFECT' | null;
+  customerId?: string | null;
+  campaign?: { id: string; type: string; name: string } | null;
+  voucherCode?: string | null;
+  categoryName?: string | null;
+  productIds?: readonly string[];
+  entityId?: string | null;
+  data: Record<string, unknown>;
+  source: EventSource;
+  groupId: string;
+  createdAt: string;
+}
+
+export interface StoredEvent {
+  seq: number;
+  id: string;
+  projectId: string;
+  type: string;
+  activityType: string | null;
+  activityCategory: 'ACTION' | 'EFFECT' | null;
+  customerId: string | null;
+  campaignId: string | null;
+  entityId: string | null;
+  data: Record<string, unknown>;
+  source: EventSource;
+  groupId: string;
+  createdAt: string;
+}
+
+export async function appendEvents(db: Executor, events: readonly NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await db
+    .insertInto('events')
+    .values(
+      events.map((e) => ({
+        id: e.id,
+        project_id: e.projectId,
+        type: e.type,
+        activity_type: e.activityType ?? null,
+        activity_category: e.activityCategory ?? null,
+        customer_id: e.customerId ?? null,
+        campaign_id: e.campaign?.id ?? null,
+        campaign_type: e.campaign?.type ?? null,
+        campaign_name: e.campaign?.name ?? null,
+        voucher_code: e.voucherCode ?? null,
+        category_name: e.categoryName ?? null,
+        product_ids: e.productIds && e.productIds.length > 0 ? `|${e.productIds.join('|')}|` : null,
+        entity_id: e.entityId ?? null,
+        data: toJson(e.data),
+        source: toJson(e.source),
+        group_id: e.groupId,
+        created_at: e.createdAt,
+      })),
+    )
+    .execute();
+}
+
+function toStoredEvent(row: Selectable<EventsTable>): StoredEvent {
+  return {
+    seq: Number(row.seq),
+    id: row.id,
+    projectId: row.project_id,
+    type: row.type,
+    activityType: row.activity_type,
+    activityCategory: row.activity_category,
+    customerId: row.customer_id,
+    campaignId: row.campaign_id,
+    entityId: row.entity_id,
+    data: fromJson(row.data, {}),
+    source: fromJson(row.source, { channel: 'INTERNAL' }),
+    groupId: row.group_id,
+    createdAt: row.created_at,
+  };
+}
+
+/** Sort keys an activity list can be ordered by; ties always break on `seq` in the same direction. */
+export type ActivitySortKey = 'created_at' | 'type' | 'code' | 'campaign' | 'category';
+
+const SORT_COLUMN: Record<ActivitySortKey, keyof EventsTable> = {
+  created_at: 'created_at',
+  type: 'activity_type',
+  code: 'voucher_code',
+  campaign: 'campaign_name',
+  category: 'category_name',
+};
+
+export interface ActivityQuery {
+  projectId: string;
+  customerId: string;
+  limit: number;
+  sort: ActivitySortKey;
+  descending: boolean;
+  /** Return only events after this `created_at` in list order. */
+  startingAfter?: string;
+  /** Return only events after this event in list order. */
+  startingAfterEvent?: StoredEvent & { sortValue: string };
+  campaignId?: string;
+  campaignType?: string;
+  productId?: string;
+  /** Inclusive bounds on `created_at`. */
+  startDate?: string;
+  endDate?: string;
+  type?: string;
+  category?: 'ACTION' | 'EFFECT';
+}
+
+function sortExpr(key: ActivitySortKey) {
+  return sql<string>`coalesce(${sql.ref(SORT_COLUMN[key])}, '')`;
+}
+
+function applyFilters(eb: ExpressionBuilder<Database, 'events'>, q: ActivityQuery) {
+  const conditions = [
+    eb('project_id', '=', q.projectId),
+    eb('customer_id', '=', q.customerId),
+    eb('activity_type', 'is not', null),
+  ];
+  if (q.campaignId !== undefined) conditions.push(eb('campaign_id', '=', q.campaignId));
+  if (q.campaignType !== undefined) conditions.push(eb('campaign_type', '=', q.campaignType));
+  if (q.productId !== undefined) conditions.push(eb('product_ids', 'like', `%|${q.productId}|%`));
+  if (q.startDate !== undefined) conditions.push(eb('created_at', '>=', q.startDate));
+  if (q.endDate !== undefined) conditions.push(eb('created_at', '<=', q.endDate));
+  if (q.type !== undefined) conditions.push(eb('activity_type', '=', q.type));
+  if (q.category !== undefined) conditions.push(eb('activity_category', '=', q.category));
+  return eb.and(conditions);
+}
+
+export async function findCustomerEvent(
+  db: Executor,
+  projectId: string,
+  customerId: string,
+  eventId: string,
+  sort: ActivitySortKey,
+): Promise<(StoredEvent & { sortValue: string }) | null> {
+  const row = await db
+    .selectFrom('events')
+    .selectAll()
+    .select(sortExpr(sort).as('sort_value'))
+    .where('project_id', '=', projectId)
+    .where('customer_id', '=', customerId)
+    .where('id', '=', eventId)
+    .executeTakeFirst();
+  if (!row) return null;
+  return { ...toStoredEvent(row), sortValue: row.sort_value };
+}
+
+export async function listCustomerActivities(
+  db: Executor,
+  q: ActivityQuery,
+): Promise<{ events: StoredEvent[]; total: number; hasMore: boolean }> {
+  const direction = q.descending ? 'desc' : 'asc';
+  const beyond = q.descending ? '<' : '>';
+  let page = db
+    .selectFrom('events')
+    .selectAll()
+    .where((eb) => applyFilters(eb, q));
+  if (q.startingAfter !== undefined) {
+    const timeOrdered = q.sort === 'created_at';
+    page = page.where('created_at', timeOrdered ? beyond : '>', q.startingAfter);
+  }
+  const cursor = q.startingAfterEvent;
+  if (cursor) {
+    const key = sortExpr(q.sort);
+    page = page.where((eb) =>
+      eb.or([
+        eb(key, beyond, cursor.sortValue),
+        eb.and([eb(key, '=', cursor.sortValue), eb('seq', beyond, cursor.seq)]),
+      ]),
+    );
+  }
+  const rows = await page
+    .orderBy(sortExpr(q.sort), direction)
+    .orderBy('seq', direction)
+    .limit(q.limit + 1)
+    .execute();
+  const totalRow = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where((eb) => applyFilters(eb, q))
+    .executeTakeFirstOrThrow();
+  return {
+    events: rows.slice(0, q.limit).map(toStoredEvent),
+    total: Number(totalRow.n),
+    hasMore: rows.length > q.limit,
+  };
+}
+
+/** GDPR erase: removes every event of one customer; returns how many went. */
+export async function deleteCustomerEvents(db: Executor, projectId: string, customerId: string): Promise<number> {
+  const result = await db
+    .deleteFrom('events')
+    .where('project_id', '=', projectId)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

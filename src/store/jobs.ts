@@ -1,0 +1,145 @@
+import { sql, type Selectable } from 'kysely';
+import type { Dialect, Executor } from './db.ts';
+import { fromJson, toJson } from './json.ts';
+import type { JobStatus, JobsTable } from './schema.ts';
+
+export type JobRow = Selectable<JobsTable>;
+
+export interface Job<P = unknown> {
+  id: string;
+  projectId: string;
+  kind: string;
+  status: JobStatus;
+  payload: P;
+  attempts: number;
+  requestId: string | null;
+  createdAt: string;
+}
+
+export function toJob<P>(row: JobRow): Job<P> {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    kind: row.kind,
+    status: row.status,
+    payload: fromJson<P>(row.payload, {} as P),
+    attempts: row.attempts,
+    requestId: row.request_id,
+    createdAt: row.created_at,
+  };
+}
+
+export interface NewJob {
+  id: string;
+  projectId: string;
+  kind: string;
+  payload: unknown;
+  requestId: string | null;
+  now: string;
+  runAt?: string;
+}
+
+/** Enqueues a job; call it inside the transaction of the request that asks for the work. */
+export async function enqueueJob(db: Executor, job: NewJob): Promise<void> {
+  await db
+    .insertInto('jobs')
+    .values({
+      id: job.id,
+      project_id: job.projectId,
+      kind: job.kind,
+      status: 'ENQUEUED',
+      payload: toJson(job.payload),
+      result: null,
+      progress: 0,
+      attempts: 0,
+      run_at: job.runAt ?? job.now,
+      locked_by: null,
+      locked_until: null,
+      error: null,
+      request_id: job.requestId,
+      created_at: job.now,
+      updated_at: job.now,
+      finished_at: null,
+    })
+    .execute();
+}
+
+/**
+ * Claims the next runnable job for `workerId`: an enqueued job that is due, or a running job whose lease
+ * ran out (its worker died). On PostgreSQL concurrent workers skip each other's locked rows; on SQLite the
+ * caller's write transaction already excludes other writers.
+ */
+export async function claimNextJob(
+  db: Executor,
+  dialect: Dialect,
+  workerId: string,
+  now: string,
+  leaseUntil: string,
+  kinds: readonly string[],
+): Promise<JobRow | undefined> {
+  if (kinds.length === 0) return undefined;
+  const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  const result = await sql<JobRow>`
+    update jobs
+    set status = 'IN_PROGRESS', locked_by = ${workerId}, locked_until = ${leaseUntil},
+        attempts = attempts + 1, updated_at = ${now}
+    where id = (
+      select id from jobs
+      where kind in (${sql.join(kinds)})
+        and ((status = 'ENQUEUED' and run_at <= ${now}) or (status = 'IN_PROGRESS' and locked_until < ${now}))
+      order by run_at, id
+      limit 1
+      ${lock}
+    )
+    returning *
+  `.execute(db);
+  return result.rows[0];
+}
+
+export async function extendLease(db: Executor, id: string, workerId: string, leaseUntil: string, progress?: number): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ locked_until: leaseUntil, ...(progress !== undefined ? { progress } : {}) })
+    .where('id', '=', id)
+    .where('locked_by', '=', workerId)
+    .where('status', '=', 'IN_PROGRESS')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function finishJob(
+  db: Executor,
+  id: string,
+  workerId: string,
+  outcome: { status: 'DONE' | 'FAILED'; result: unknown; error: string | null; now: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({
+      status: outcome.status,
+      result: toJson(outcome.result),
+      error: outcome.error,
+      progress: outcome.status === 'DONE' ? 100 : sql<number>`progress`,
+      locked_by: null,
+      locked_until: null,
+      updated_at: outcome.now,
+      finished_at: outcome.now,
+    })
+    .where('id', '=', id)
+    .where('locked_by', '=', workerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function retryJobLater(db: Executor, id: string, workerId: string, runAt: string, error: string, now: string): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ status: 'ENQUEUED', run_at: runAt, error, locked_by: null, locked_until: null, updated_at: now })
+    .where('id', '=', id)
+    .where('locked_by', '=', workerId)
+    .execute();
+}
+
+export async function findJob(db: Executor, projectId: string, id: string): Promise<JobRow | undefined> {
+  return db.selectFrom('jobs').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+}

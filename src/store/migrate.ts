@@ -1,0 +1,22 @@
+import { Migrator } from 'kysely';
+import type { Db } from './db.ts';
+import { migrations } from './migrations/index.ts';
+
+export interface MigrationReport {
+  applied: string[];
+}
+
+/** Brings the schema up to date; safe to run from several processes at once (Kysely takes a lock). */
+export async function migrateToLatest(db: Db): Promise<MigrationReport> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`);
+  }
+  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}

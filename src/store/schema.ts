@@ -1,0 +1,251 @@
+import type { ColumnType, Generated } from 'kysely';
+
+// Row types of every table. Conventions (see ARCHITECTURE "Storage"):
+// - timestamps are ISO-8601 UTC strings with milliseconds (`2026-01-01T00:00:00.000Z`), so they sort and
+//   compare as text identically on SQLite and PostgreSQL;
+// - JSON members are stored as text and parsed in the store layer;
+// - money and points are integers (minor units);
+// - every tenant table carries `project_id`.
+
+type Json = string;
+type Timestamp = string;
+/** SQLite hands booleans back as 0/1, PostgreSQL as true/false; store mappers normalise with Boolean(). */
+type Bool = ColumnType<boolean | number, boolean, boolean>;
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface ManagementKeysTable {
+  id: string;
+  key_id: string;
+  secret_hash: string;
+  name: string;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface ProjectsTable {
+  id: string;
+  name: string;
+  description: string;
+  timezone: string;
+  currency: string;
+  dial_code: string | null;
+  webhook_version: string;
+  api_version: string;
+  cluster_id: string;
+  case_sensitive_codes: Bool;
+  is_sandbox: Bool;
+  is_default: Bool;
+  client_trusted_domains: Json;
+  client_redeem_enabled: Bool;
+  client_publish_enabled: Bool;
+  client_list_vouchers_enabled: Bool;
+  client_create_customer_enabled: Bool;
+  client_loyalty_events_enabled: Bool;
+  client_set_voucher_expiration_date_enabled: Bool;
+  webhooks_callout_notifications: Json;
+  api_usage_notifications: Json;
+  default_code_config: Json | null;
+  limits: Json | null;
+  webhook_token: string;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+  deleted_at: Timestamp | null;
+}
+
+export type ApiKeyKind = 'server' | 'client';
+
+export interface ApiKeysTable {
+  id: string;
+  project_id: string;
+  kind: ApiKeyKind;
+  app_id: string;
+  secret_hash: string;
+  name: string;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface OauthTokensTable {
+  id: string;
+  project_id: string;
+  api_key_id: string;
+  token_hash: string;
+  scope: string;
+  client_id: string;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface IdempotencyKeysTable {
+  /** Project id, or `management` for organisation-wide calls. */
+  scope: string;
+  key: string;
+  request_hash: string;
+  state: 'pending' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  response_content_type: string | null;
+  created_at: Timestamp;
+}
+
+export interface EventsTable {
+  /** Commit order within the log; the worker reads in this order. */
+  seq: Generated<number>;
+  id: string;
+  project_id: string;
+  type: string;
+  /** The customer-activity type when the event belongs in a customer's activity list. */
+  activity_type: string | null;
+  /** ACTION (the customer or merchant did something) or EFFECT (the engine did something as a result). */
+  activity_category: 'ACTION' | 'EFFECT' | null;
+  customer_id: string | null;
+  campaign_id: string | null;
+  campaign_type: string | null;
+  campaign_name: string | null;
+  voucher_code: string | null;
+  category_name: string | null;
+  /** `|prod_a|prod_b|` so one product can be matched with LIKE within a customer's events. */
+  product_ids: string | null;
+  entity_id: string | null;
+  data: Json;
+  source: Json;
+  group_id: string;
+  created_at: Timestamp;
+}
+
+export type JobStatus = 'ENQUEUED' | 'IN_PROGRESS' | 'DONE' | 'FAILED';
+
+export interface JobsTable {
+  id: string;
+  project_id: string;
+  kind: string;
+  status: JobStatus;
+  payload: Json;
+  result: Json | null;
+  progress: number;
+  attempts: number;
+  run_at: Timestamp;
+  locked_by: string | null;
+  locked_until: Timestamp | null;
+  error: string | null;
+  request_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
+export interface CustomersTable {
+  id: string;
+  project_id: string;
+  source_id: string | null;
+  name: string | null;
+  description: string | null;
+  email: string | null;
+  phone: string | null;
+  birthday: string | null;
+  birthdate: string | null;
+  address: Json | null;
+  metadata: Json;
+  system_metadata: Json;
+  // Running totals fed by redemptions, orders and loyalty (updated with conditional increments).
+  redemptions_total_redeemed: number;
+  redemptions_total_failed: number;
+  redemptions_total_succeeded: number;
+  redemptions_total_rolled_back: number;
+  redemptions_total_rollback_failed: number;
+  redemptions_total_rollback_succeeded: number;
+  gift_redeemed_amount: number;
+  gift_amount_to_go: number;
+  loyalty_redeemed_points: number;
+  loyalty_points_to_go: number;
+  orders_total_amount: number;
+  orders_total_count: number;
+  orders_last_order_amount: number | null;
+  orders_last_order_date: Timestamp | null;
+  loyalty_points: number;
+  loyalty_referred_customers: number;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+export interface CustomerDeletionsTable {
+  id: string;
+  project_id: string;
+  customer_id: string;
+  status: string;
+  data_json: Json;
+  created_at: Timestamp;
+}
+
+export interface CategoriesTable {
+  id: string;
+  project_id: string;
+  name: string;
+  hierarchy: number;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+export interface ProductsTable {
+  id: string;
+  project_id: string;
+  source_id: string | null;
+  name: string | null;
+  price: number | null;
+  attributes: Json;
+  metadata: Json;
+  image_url: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+  /** Set when the product was moved to the bin; binned rows are invisible to every read but the bin's. */
+  binned_at: Timestamp | null;
+}
+
+export interface SkusTable {
+  id: string;
+  project_id: string;
+  product_id: string;
+  source_id: string | null;
+  sku: string | null;
+  price: number | null;
+  currency: string | null;
+  attributes: Json;
+  metadata: Json;
+  image_url: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+  binned_at: Timestamp | null;
+}
+
+export interface BinEntriesTable {
+  id: string;
+  project_id: string;
+  resource_id: string;
+  resource_type: 'campaign' | 'product' | 'sku' | 'voucher';
+  resource_name: string | null;
+  resource_parent_id: string | null;
+  deleted_by_user_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  settings: SettingsTable;
+  management_keys: ManagementKeysTable;
+  projects: ProjectsTable;
+  api_keys: ApiKeysTable;
+  oauth_tokens: OauthTokensTable;
+  idempotency_keys: IdempotencyKeysTable;
+  events: EventsTable;
+  jobs: JobsTable;
+  customers: CustomersTable;
+  customer_deletions: CustomerDeletionsTable;
+  categories: CategoriesTable;
+  products: ProductsTable;
+  skus: SkusTable;
+  bin_entries: BinEntriesTable;
+}

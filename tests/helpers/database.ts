@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { openDatabase, openPostgres, type DbHandle } from '../../src/store/db.ts';
+import { migrateToLatest } from '../../src/store/migrate.ts';
+
+// One fresh, migrated database per test file: a temporary SQLite file, or a throwaway PostgreSQL schema.
+// `scripts/test.ts` picks the dialect through PUNCHCARD_TEST_DB and PUNCHCARD_TEST_PG_URL.
+
+export type TestDialect = 'sqlite' | 'postgres';
+
+export function testDialect(): TestDialect {
+  return process.env.PUNCHCARD_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+}
+
+export interface TestDatabase extends DbHandle {
+  url: string;
+  schema: string | null;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const suffix = randomBytes(6).toString('hex');
+  if (testDialect() === 'postgres') {
+    const url = process.env.PUNCHCARD_TEST_PG_URL;
+    if (!url) throw new Error('PUNCHCARD_TEST_PG_URL must be set when PUNCHCARD_TEST_DB=postgres');
+    const schema = `pc_test_${suffix}`;
+    const admin = openPostgres(url, { max: 1 });
+    await sql.raw(`create schema ${schema}`).execute(admin.db);
+    await admin.close();
+    const handle = openPostgres(url, { schema, max: 10 });
+    await migrateToLatest(handle.db);
+    return {
+      ...handle,
+      url,
+      schema,
+      close: async () => {
+        await handle.close();
+        const cleanup = openPostgres(url, { max: 1 });
+        await sql.raw(`drop schema if exists ${schema} cascade`).execute(cleanup.db);
+        await cleanup.close();
+      },
+    };
+  }
+  const dir = join(tmpdir(), 'punchcard-tests');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${suffix}.db`);
+  const url = `sqlite:${file}`;
+  const handle = openDatabase(url);
+  await migrateToLatest(handle.db);
+  return {
+    ...handle,
+    url,
+    schema: null,
+    close: async () => {
+      await handle.close();
+      for (const ext of ['', '-wal', '-shm']) rmSync(`${file}${ext}`, { force: true });
+    },
+  };
+}
