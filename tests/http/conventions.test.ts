@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+// HTTP conventions every route shares (ARCHITECTURE "HTTP conventions", DECISIONS 1, 2, 4, 5, 7).
+
+const project = { name: 'Conventions', case_sensitive_codes: false, timezone: 'UTC', currency: 'USD' };
+
+async function projectCount(t: TestApp): Promise<number> {
+  const list = await t.request('GET', '/management/v1/projects', { headers: t.managementHeaders() });
+  return list.body.total as number;
+}
+
+describe('HTTP conventions', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(async () => t.close());
+
+  test('every answer carries a request id, the same one as in an error body', async () => {
+    const ok = await t.request('GET', '/management/v1/projects', { headers: t.managementHeaders() });
+    assert.match(ok.headers.get('x-request-id') ?? '', /^v-[0-9a-f]{18}$/);
+    const bad = await t.request('GET', '/management/v1/projects/nope', { headers: t.managementHeaders() });
+    assert.equal(bad.body.request_id, bad.headers.get('x-request-id'));
+    assert.notEqual(ok.headers.get('x-request-id'), bad.headers.get('x-request-id'));
+  });
+
+  test('malformed JSON is 400 malformed_json and changes nothing', async () => {
+    const count = await projectCount(t);
+    const res = await t.request('POST', '/management/v1/projects', {
+      headers: { ...t.managementHeaders(), 'content-type': 'application/json' },
+      body: '{"name": "x", ',
+    });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.code, 400);
+    assert.equal(res.body.key, 'malformed_json');
+    assert.equal(typeof res.body.request_id, 'string');
+    assert.equal(await projectCount(t), count);
+  });
+
+  test('a wrong type names the offending property and changes nothing', async () => {
+    const count = await projectCount(t);
+    const res = await t.request('POST', '/management/v1/projects', { headers: t.managementHeaders(), json: { ...project, name: 42 } });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.key, 'invalid_payload');
+    assert.equal(res.body.details, 'Property .name should be string');
+    const nested = await t.request('POST', '/management/v1/projects', {
+      headers: t.managementHeaders(),
+      json: { ...project, client_trusted_domains: ['https://ok.example.com', 7] },
+    });
+    assert.equal(nested.status, 400);
+    assert.equal(nested.body.details, 'Property .client_trusted_domains[1] should be string');
+    const notObject = await t.request('POST', '/management/v1/projects', { headers: t.managementHeaders(), json: [1, 2] });
+    assert.equal(notObject.status, 400);
+    assert.equal(notObject.body.details, 'Payload should be object');
+    assert.equal(await projectCount(t), count);
+  });
+
+  test('a body over 10 MiB is 413 payload_too_large', async () => {
+    const huge = JSON.stringify({ ...project, description: 'x'.repeat(10 * 1024 * 1024 + 10) });
+    const res = await t.request('POST', '/management/v1/projects', {
+      headers: { ...t.managementHeaders(), 'content-type': 'application/json' },
+      body: huge,
+    });
+    assert.equal(res.status, 413);
+    assert.equal(res.body.key, 'payload_too_large');
+    assert.equal(res.body.code, 413);
+  });
+
+  test('an unsupported content type is 415', async () => {
+    const res = await t.request('POST', '/management/v1/projects', {
+      headers: { ...t.managementHeaders(), 'content-type': 'text/plain' },
+      body: 'name=x',
+    });
+    assert.equal(res.status, 415);
+    assert.equal(res.body.key, 'unsupported_media_type');
+  });
+
+  test('unknown routes are 404 and wrong methods 405, in the vendor body', async () => {
+    const unknown = await t.request('GET', '/v1/nothing-here', { headers: t.serverHeaders() });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.key, 'not_found');
+    const wrongMethod = await t.request('PATCH', '/management/v1/projects', { headers: t.managementHeaders() });
+    assert.equal(wrongMethod.status, 405);
+    assert.equal(wrongMethod.body.code, 405);
+    assert.equal(wrongMethod.body.key, 'method_not_allowed');
+    assert.match(wrongMethod.headers.get('allow') ?? '', /GET/);
+    assert.match(wrongMethod.headers.get('allow') ?? '', /POST/);
+  });
+
+  test('SDK quirks: trailing slashes, JSON content type on bodiless DELETE, unknown headers and query keys', async () => {
+    const slash = await t.request('GET', '/management/v1/projects/', { headers: t.managementHeaders() });
+    assert.equal(slash.status, 200);
+    const extra = await t.request('GET', '/management/v1/projects?_=12345&whatever[a]=1', {
+      headers: { ...t.managementHeaders(), 'X-Voucherify-Channel': 'Voucherify Documentation', 'X-Voucherify-API-Version': 'v2018-08-01' },
+    });
+    assert.equal(extra.status, 200);
+    const created = await t.request('POST', '/management/v1/projects', { headers: t.managementHeaders(), json: { ...project, name: 'Bodiless delete' } });
+    const deleted = await t.request('DELETE', `/management/v1/projects/${created.body.id}`, {
+      headers: { ...t.managementHeaders(), 'content-type': 'application/json' },
+    });
+    assert.equal(deleted.status, 204);
+  });
+
+  test('Idempotency-Key replays the first answer, refuses a different request with 409', async () => {
+    const headers = { ...t.managementHeaders(), 'Idempotency-Key': 'create-once-1' };
+    const count = await projectCount(t);
+    const first = await t.request('POST', '/management/v1/projects', { headers, json: { ...project, name: 'Idempotent' } });
+    assert.equal(first.status, 200);
+    const replay = await t.request('POST', '/management/v1/projects', { headers, json: { ...project, name: 'Idempotent' } });
+    assert.equal(replay.status, 200);
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.equal(replay.body.id, first.body.id);
+    assert.equal(await projectCount(t), count + 1);
+    const different = await t.request('POST', '/management/v1/projects', { headers, json: { ...project, name: 'Something else' } });
+    assert.equal(different.status, 409);
+    assert.equal(different.body.key, 'idempotency_key_reused');
+    assert.equal(await projectCount(t), count + 1);
+  });
+
+  test('Idempotency-Key: concurrent duplicates create exactly one resource', async () => {
+    const headers = { ...t.managementHeaders(), 'Idempotency-Key': 'race-1' };
+    const count = await projectCount(t);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => t.request('POST', '/management/v1/projects', { headers, json: { ...project, name: 'Raced' } })),
+    );
+    const ids = new Set(answers.filter((a) => a.status === 200).map((a) => a.body.id));
+    assert.equal(ids.size, 1);
+    for (const a of answers) assert.ok(a.status === 200 || (a.status === 409 && a.body.key === 'idempotency_request_in_progress'), `${a.status} ${a.text}`);
+    assert.equal(await projectCount(t), count + 1);
+  });
+
+  test('an idempotency key is scoped to its project or organisation', async () => {
+    const a = await t.request('POST', '/v1/oauth/token', {
+      headers: { ...t.serverHeaders(), 'Idempotency-Key': 'shared-key' },
+      form: { grant_type: 'client_credentials', scope: 'customers' },
+    });
+    const b = await t.request('POST', '/management/v1/projects', {
+      headers: { ...t.managementHeaders(), 'Idempotency-Key': 'shared-key' },
+      json: { ...project, name: 'Scoped key' },
+    });
+    assert.equal(a.status, 200);
+    assert.equal(b.status, 200);
+    assert.equal(b.body.name, 'Scoped key');
+  });
+
+  test('rate limits are off by default and, when a project sets them, answer 429 with headers', async () => {
+    const plain = await t.request('POST', '/v1/oauth/introspect', { headers: t.serverHeaders(), form: { access_token: 'x' } });
+    assert.equal(plain.headers.get('x-rate-limit-limit'), null);
+
+    const limited = await t.request('POST', '/management/v1/projects', {
+      headers: t.managementHeaders(),
+      json: { ...project, name: 'Limited', limits: { api_calls: [{ value: 2, duration: 'PT1H' }] } },
+    });
+    const keys = limited.body.server_side_key;
+    const call = () => t.request('POST', '/v1/oauth/introspect', { headers: t.serverHeaders(keys), form: { access_token: 'x' } });
+    const first = await call();
+    assert.equal(first.status, 200);
+    assert.equal(first.headers.get('x-rate-limit-limit'), '2');
+    assert.equal(first.headers.get('x-rate-limit-remaining'), '1');
+    assert.match(first.headers.get('x-rate-limit-retry') ?? '', /^\d+$/);
+    assert.equal((await call()).status, 200);
+    const third = await call();
+    assert.equal(third.status, 429);
+    assert.equal(third.body.key, 'too_many_requests');
+    assert.ok(Number(third.headers.get('retry-after')) >= 1);
+
+    // Lifting the limit takes effect at once.
+    const lifted = await t.request('PUT', `/management/v1/projects/${limited.body.id}`, { headers: t.managementHeaders(), json: { limits: null } });
+    assert.equal(lifted.status, 200);
+    assert.equal((await call()).status, 200);
+  });
+
+  test('client-side preflight is answered for browsers', async () => {
+    const res = await fetch(`${t.url}/client/v1/customers`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(res.status, 204);
+    assert.equal(res.headers.get('access-control-allow-origin'), 'https://shop.example.com');
+    assert.match(res.headers.get('access-control-allow-headers') ?? '', /X-Client-Token/);
+  });
+
+  test('health, readiness, metrics, OpenAPI and docs are served', async () => {
+    const health = await t.request('GET', '/health', { headers: {} });
+    assert.deepEqual(health.body, { status: 'ok' });
+    const ready = await t.request('GET', '/ready', { headers: {} });
+    assert.deepEqual(ready.body, { status: 'ready' });
+    const metrics = await t.request('GET', '/metrics', { headers: {} });
+    assert.equal(metrics.status, 200);
+    assert.match(metrics.text, /punchcard_http_requests_total\{method="GET",route="\/management\/v1\/projects",status="200"\}/);
+    const openapi = await t.request('GET', '/openapi.json', { headers: {} });
+    assert.equal(openapi.body.openapi, '3.1.0');
+    assert.ok(openapi.body.paths['/management/v1/projects']);
+    assert.ok(openapi.body.paths['/v1/oauth/token']);
+    const docs = await t.request('GET', '/docs', { headers: {} });
+    assert.match(docs.headers.get('content-type') ?? '', /text\/html/);
+    assert.match(docs.text, /openapi\.json/);
+  });
+});

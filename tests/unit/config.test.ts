@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+describe('configuration from the environment', () => {
+  test('defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.databaseUrl, 'sqlite:./data/punchcard.db');
+    assert.equal(config.publicUrl, 'http://127.0.0.1:8080');
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.defaultProject.serverKey, null);
+    assert.equal(config.managementKey, null);
+    assert.equal(config.oauthTokenTtlSeconds, 900);
+  });
+
+  test('fixed keys and origins', () => {
+    const config = loadConfig({
+      PUNCHCARD_APP_ID: 'my-app-id-1',
+      PUNCHCARD_APP_TOKEN: 'my-app-token-1',
+      PUNCHCARD_CLIENT_ORIGINS: 'https://a.example.com, http://localhost:3000 ,*',
+      DATABASE_URL: 'postgres://u@localhost:5432/db',
+      PUBLIC_URL: 'https://api.example.com/',
+    });
+    assert.deepEqual(config.defaultProject.serverKey, { id: 'my-app-id-1', secret: 'my-app-token-1' });
+    assert.deepEqual(config.defaultProject.clientOrigins, ['https://a.example.com', 'http://localhost:3000', '*']);
+    assert.equal(config.publicUrl, 'https://api.example.com');
+    assert.equal(config.databaseUrl, 'postgres://u@localhost:5432/db');
+  });
+
+  const bad: Array<[Record<string, string>, RegExp]> = [
+    [{ PORT: 'abc' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+    [{ DATABASE_URL: 'sqlite:' }, /DATABASE_URL/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ PUBLIC_URL: 'ftp://x' }, /PUBLIC_URL/],
+    [{ PUNCHCARD_APP_ID: 'only-the-id' }, /PUNCHCARD_APP_TOKEN/],
+    [{ PUNCHCARD_APP_ID: 'short', PUNCHCARD_APP_TOKEN: 'long-enough-token' }, /PUNCHCARD_APP_ID/],
+    [{ PUNCHCARD_CLIENT_ORIGINS: 'https://a.example.com/path' }, /bare origin/],
+    [{ PUNCHCARD_OAUTH_TOKEN_TTL: '0' }, /PUNCHCARD_OAUTH_TOKEN_TTL/],
+    [{ PUNCHCARD_WORKER: 'maybe' }, /PUNCHCARD_WORKER/],
+  ];
+  for (const [env, message] of bad) {
+    test(`refuses ${JSON.stringify(env)} with a one-line reason`, () => {
+      assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && message.test(error.message) && !error.message.includes('\n'));
+    });
+  }
+});
