@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
 import type { Executor } from './db.ts';
 import { fromJson, toJson } from './json.ts';
 import type { Database, EventsTable } from './schema.ts';
@@ -126,19 +126,30 @@ export interface ActivityQuery {
   category?: 'ACTION' | 'EFFECT';
 }
 
+// `created_at` is NOT NULL and leads the activity index, so it is compared bare (index order, range
+// scans); the other keys are nullable and compared through coalesce so NULLs order the same on both
+// dialects.
 function sortExpr(key: ActivitySortKey) {
+  if (key === 'created_at') return sql<string>`${sql.ref('created_at')}`;
   return sql<string>`coalesce(${sql.ref(SORT_COLUMN[key])}, '')`;
 }
 
+/** `%|prod_1|%` with LIKE wildcards in the id escaped: `_` is common in ids and would match any character. */
+function productPattern(productId: string): string {
+  return `%|${productId.replace(/[\\%_]/g, (c) => `\\${c}`)}|%`;
+}
+
 function applyFilters(eb: ExpressionBuilder<Database, 'events'>, q: ActivityQuery) {
-  const conditions = [
+  const conditions: Expression<SqlBool>[] = [
     eb('project_id', '=', q.projectId),
     eb('customer_id', '=', q.customerId),
     eb('activity_type', 'is not', null),
   ];
   if (q.campaignId !== undefined) conditions.push(eb('campaign_id', '=', q.campaignId));
   if (q.campaignType !== undefined) conditions.push(eb('campaign_type', '=', q.campaignType));
-  if (q.productId !== undefined) conditions.push(eb('product_ids', 'like', `%|${q.productId}|%`));
+  if (q.productId !== undefined) {
+    conditions.push(sql<SqlBool>`(${sql.ref('product_ids')} like ${productPattern(q.productId)} escape ${'\\'})`);
+  }
   if (q.startDate !== undefined) conditions.push(eb('created_at', '>=', q.startDate));
   if (q.endDate !== undefined) conditions.push(eb('created_at', '<=', q.endDate));
   if (q.type !== undefined) conditions.push(eb('activity_type', '=', q.type));
@@ -160,15 +171,18 @@ export async function findCustomerEvent(
     .where('project_id', '=', projectId)
     .where('customer_id', '=', customerId)
     .where('id', '=', eventId)
+    .where('activity_type', 'is not', null)
     .executeTakeFirst();
   if (!row) return null;
   return { ...toStoredEvent(row), sortValue: row.sort_value };
 }
 
+/** One page in list order, whether more follow, and (unless `withTotal` is false) how many match the filters. */
 export async function listCustomerActivities(
   db: Executor,
   q: ActivityQuery,
-): Promise<{ events: StoredEvent[]; total: number; hasMore: boolean }> {
+  options: { withTotal: boolean } = { withTotal: true },
+): Promise<{ events: StoredEvent[]; total: number | null; hasMore: boolean }> {
   const direction = q.descending ? 'desc' : 'asc';
   const beyond = q.descending ? '<' : '>';
   let page = db
@@ -181,37 +195,47 @@ export async function listCustomerActivities(
   }
   const cursor = q.startingAfterEvent;
   if (cursor) {
-    const key = sortExpr(q.sort);
-    page = page.where((eb) =>
-      eb.or([
-        eb(key, beyond, cursor.sortValue),
-        eb.and([eb(key, '=', cursor.sortValue), eb('seq', beyond, cursor.seq)]),
-      ]),
-    );
+    // Row-value comparison: one range condition on (sort key, seq) that both dialects can seek.
+    page = page.where(sql<SqlBool>`(${sortExpr(q.sort)}, ${sql.ref('seq')}) ${sql.raw(beyond)} (${cursor.sortValue}, ${cursor.seq})`);
   }
   const rows = await page
     .orderBy(sortExpr(q.sort), direction)
     .orderBy('seq', direction)
     .limit(q.limit + 1)
     .execute();
-  const totalRow = await db
-    .selectFrom('events')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where((eb) => applyFilters(eb, q))
-    .executeTakeFirstOrThrow();
+  const totalRow = options.withTotal
+    ? await db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where((eb) => applyFilters(eb, q))
+        .executeTakeFirstOrThrow()
+    : null;
   return {
     events: rows.slice(0, q.limit).map(toStoredEvent),
-    total: Number(totalRow.n),
+    total: totalRow === null ? null : Number(totalRow.n),
     hasMore: rows.length > q.limit,
   };
 }
 
-/** GDPR erase: removes every event of one customer; returns how many went. */
-export async function deleteCustomerEvents(db: Executor, projectId: string, customerId: string): Promise<number> {
-  const result = await db
+/**
+ * GDPR erase: removes every event of one customer. Activities and other events are deleted by separate
+ * statements so the caller learns both counts exactly, without a read before the delete.
+ */
+export async function deleteCustomerEvents(
+  db: Executor,
+  projectId: string,
+  customerId: string,
+): Promise<{ activities: number; others: number }> {
+  const activities = await db
+    .deleteFrom('events')
+    .where('project_id', '=', projectId)
+    .where('customer_id', '=', customerId)
+    .where('activity_type', 'is not', null)
+    .executeTakeFirst();
+  const others = await db
     .deleteFrom('events')
     .where('project_id', '=', projectId)
     .where('customer_id', '=', customerId)
     .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return { activities: Number(activities.numDeletedRows), others: Number(others.numDeletedRows) };
 }

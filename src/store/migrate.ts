@@ -6,11 +6,16 @@ export interface MigrationReport {
   applied: string[];
 }
 
-/** Brings the schema up to date; safe to run from several processes at once (Kysely takes a lock). */
-export async function migrateToLatest(db: Db): Promise<MigrationReport> {
+/**
+ * Brings the schema up to date; safe to run from several processes at once (Kysely takes a lock).
+ * `schema` names the PostgreSQL schema that holds the tables when it is not the default one, so the
+ * bookkeeping tables are found there too rather than in whichever schema the search path hits first.
+ */
+export async function migrateToLatest(db: Db, options: { schema?: string } = {}): Promise<MigrationReport> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
+    ...(options.schema ? { migrationTableSchema: options.schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

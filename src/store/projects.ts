@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Executor } from './db.ts';
+import type { Dialect, Executor } from './db.ts';
 import { fromJson } from './json.ts';
 import type { ProjectsTable } from './schema.ts';
 
@@ -135,4 +135,13 @@ export async function retireProject(db: Executor, id: string, at: string): Promi
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Serialises writers of one project-wide limit (e.g. live OAuth tokens) on PostgreSQL; SQLite write
+ * transactions are exclusive already.
+ */
+export async function lockProjectRow(db: Executor, dialect: Dialect, id: string): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await db.selectFrom('projects').select('id').where('id', '=', id).forUpdate().execute();
 }

@@ -139,6 +139,9 @@ export interface JobsTable {
   finished_at: Timestamp | null;
 }
 
+/** A running total: starts at 0 (column default) and moves only through conditional SQL increments. */
+type Counter = ColumnType<number, number | undefined, number>;
+
 export interface CustomersTable {
   id: string;
   project_id: string;
@@ -150,27 +153,31 @@ export interface CustomersTable {
   birthday: string | null;
   birthdate: string | null;
   address: Json | null;
+  /** Copy of `address.city`, kept for the indexed city filter of the list. */
+  address_city: string | null;
   metadata: Json;
   system_metadata: Json;
   // Running totals fed by redemptions, orders and loyalty (updated with conditional increments).
-  redemptions_total_redeemed: number;
-  redemptions_total_failed: number;
-  redemptions_total_succeeded: number;
-  redemptions_total_rolled_back: number;
-  redemptions_total_rollback_failed: number;
-  redemptions_total_rollback_succeeded: number;
-  gift_redeemed_amount: number;
-  gift_amount_to_go: number;
-  loyalty_redeemed_points: number;
-  loyalty_points_to_go: number;
-  orders_total_amount: number;
-  orders_total_count: number;
+  redemptions_total_redeemed: Counter;
+  redemptions_total_failed: Counter;
+  redemptions_total_succeeded: Counter;
+  redemptions_total_rolled_back: Counter;
+  redemptions_total_rollback_failed: Counter;
+  redemptions_total_rollback_succeeded: Counter;
+  gift_redeemed_amount: Counter;
+  gift_amount_to_go: Counter;
+  loyalty_redeemed_points: Counter;
+  loyalty_points_to_go: Counter;
+  orders_total_amount: Counter;
+  orders_total_count: Counter;
   orders_last_order_amount: number | null;
   orders_last_order_date: Timestamp | null;
-  loyalty_points: number;
-  loyalty_referred_customers: number;
+  loyalty_points: Counter;
+  loyalty_referred_customers: Counter;
   created_at: Timestamp;
   updated_at: Timestamp | null;
+  /** Set by DELETE: the row is invisible to every read until a permanent deletion erases it. */
+  deleted_at: Timestamp | null;
 }
 
 export interface CustomerDeletionsTable {

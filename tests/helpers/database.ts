@@ -30,16 +30,25 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await sql.raw(`create schema ${schema}`).execute(admin.db);
     await admin.close();
     const handle = openPostgres(url, { schema, max: 10 });
-    await migrateToLatest(handle.db);
+    const dropSchema = async () => {
+      const cleanup = openPostgres(url, { max: 1 });
+      await sql.raw(`drop schema if exists ${schema} cascade`).execute(cleanup.db);
+      await cleanup.close();
+    };
+    try {
+      await migrateToLatest(handle.db, { schema });
+    } catch (error) {
+      await handle.close();
+      await dropSchema();
+      throw error;
+    }
     return {
       ...handle,
       url,
       schema,
       close: async () => {
         await handle.close();
-        const cleanup = openPostgres(url, { max: 1 });
-        await sql.raw(`drop schema if exists ${schema} cascade`).execute(cleanup.db);
-        await cleanup.close();
+        await dropSchema();
       },
     };
   }

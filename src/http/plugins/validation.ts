@@ -9,8 +9,13 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 
 const DATE_OR_DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/** A real calendar date or date-time: `2026-02-30` is refused rather than rolled over to March. */
 export function isDateOrDateTime(value: string): boolean {
-  return DATE_OR_DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
+  const match = DATE_OR_DATE_TIME.exec(value);
+  if (!match || Number.isNaN(Date.parse(value))) return false;
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  return calendar.getUTCFullYear() === year && calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day;
 }
 
 function makeAjv(options: Options): Ajv {

@@ -3,6 +3,7 @@ import { domainError, errors } from '../../domain/errors.ts';
 import { hashSecret, newSecret } from '../../lib/secrets.ts';
 import { appendEvents } from '../../store/events.ts';
 import { findLiveApiKey } from '../../store/keys.ts';
+import { lockProjectRow } from '../../store/projects.ts';
 import { findTokenByHash, insertTokenWithinLimit, revokeToken as revokeStoredToken } from '../../store/oauth-tokens.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 
@@ -53,6 +54,7 @@ export async function issueToken(deps: Deps, actor: Actor, appId: string, input:
   const scope = parsed.scopes.join(' ');
   const tokenId = deps.ids.next('oat');
   const stored = await inTransaction(deps, async (tx) => {
+    await lockProjectRow(tx, deps.dialect, actor.projectId);
     const ok = await insertTokenWithinLimit(
       tx,
       {

@@ -168,6 +168,8 @@ export async function up(db: Kysely<MigrationDb>): Promise<void> {
     .addColumn('birthday', 'text')
     .addColumn('birthdate', 'text')
     .addColumn('address', 'text')
+    // Copy of address.city, so the list's city filter is an indexed equality on both dialects.
+    .addColumn('address_city', 'text')
     .addColumn('metadata', 'text', (c) => c.notNull())
     .addColumn('system_metadata', 'text', (c) => c.notNull())
     .addColumn('redemptions_total_redeemed', 'bigint', (c) => c.notNull().defaultTo(0))
@@ -188,17 +190,40 @@ export async function up(db: Kysely<MigrationDb>): Promise<void> {
     .addColumn('loyalty_referred_customers', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text')
+    .addColumn('deleted_at', 'text')
     .execute();
+  // Deleted customers keep their row (hidden from every read) until a permanent deletion erases it, so
+  // uniqueness and the list indexes cover live rows only: a deleted customer's source_id is free at once.
+  const liveCustomer = sql<boolean>`deleted_at is null`;
   await db.schema
     .createIndex('customers_source_id')
     .on('customers')
     .columns(['project_id', 'source_id'])
     .unique()
-    .where('source_id', 'is not', null)
+    .where(sql<boolean>`source_id is not null and deleted_at is null`)
     .execute();
-  await db.schema.createIndex('customers_created').on('customers').columns(['project_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('customers_updated').on('customers').columns(['project_id', 'updated_at', 'id']).execute();
-  await db.schema.createIndex('customers_email').on('customers').columns(['project_id', 'email']).execute();
+  // The list sorts on these exact expressions (src/store/customers.ts); they avoid NULLs, whose sort
+  // position differs between SQLite and PostgreSQL, so both dialects order and page identically.
+  await db.schema.createIndex('customers_created').on('customers').columns(['project_id', 'created_at', 'id']).where(liveCustomer).execute();
+  await db.schema
+    .createIndex('customers_last_change')
+    .on('customers')
+    .column('project_id')
+    .expression(sql`coalesce(updated_at, created_at)`)
+    .column('id')
+    .where(liveCustomer)
+    .execute();
+  await db.schema
+    .createIndex('customers_source_order')
+    .on('customers')
+    .column('project_id')
+    .expression(sql`coalesce(source_id, '')`)
+    .column('id')
+    .where(liveCustomer)
+    .execute();
+  await db.schema.createIndex('customers_email').on('customers').columns(['project_id', 'email', 'created_at']).where(liveCustomer).execute();
+  await db.schema.createIndex('customers_name').on('customers').columns(['project_id', 'name', 'created_at']).where(liveCustomer).execute();
+  await db.schema.createIndex('customers_city').on('customers').columns(['project_id', 'address_city', 'created_at']).where(liveCustomer).execute();
 
   await db.schema
     .createTable('customer_deletions')
@@ -209,6 +234,7 @@ export async function up(db: Kysely<MigrationDb>): Promise<void> {
     .addColumn('data_json', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
+  await db.schema.createIndex('customer_deletions_customer').on('customer_deletions').columns(['project_id', 'customer_id']).execute();
 
   await db.schema
     .createTable('categories')
@@ -220,6 +246,7 @@ export async function up(db: Kysely<MigrationDb>): Promise<void> {
     .addColumn('updated_at', 'text')
     .execute();
   await db.schema.createIndex('categories_name').on('categories').columns(['project_id', 'name']).unique().execute();
+  await db.schema.createIndex('categories_created').on('categories').columns(['project_id', 'created_at', 'id']).execute();
 
   await db.schema
     .createTable('products')
@@ -243,7 +270,22 @@ export async function up(db: Kysely<MigrationDb>): Promise<void> {
     .unique()
     .where(sql<boolean>`source_id is not null and binned_at is null`)
     .execute();
-  await db.schema.createIndex('products_created').on('products').columns(['project_id', 'created_at', 'id']).execute();
+  // Lists show live products only, so their indexes leave binned rows out. "Last modified" is
+  // updated_at, or created_at for a product never updated.
+  await db.schema
+    .createIndex('products_created')
+    .on('products')
+    .columns(['project_id', 'created_at', 'id'])
+    .where(sql.ref('binned_at'), 'is', null)
+    .execute();
+  await db.schema
+    .createIndex('products_modified')
+    .on('products')
+    .column('project_id')
+    .expression(sql`coalesce(updated_at, created_at)`)
+    .column('id')
+    .where(sql.ref('binned_at'), 'is', null)
+    .execute();
 
   await db.schema
     .createTable('skus')
@@ -268,7 +310,16 @@ export async function up(db: Kysely<MigrationDb>): Promise<void> {
     .unique()
     .where(sql<boolean>`source_id is not null and binned_at is null`)
     .execute();
-  await db.schema.createIndex('skus_product').on('skus').columns(['project_id', 'product_id', 'created_at']).execute();
+  // Not partial: permanent deletion of a product finds its binned SKUs through this index as well.
+  await db.schema.createIndex('skus_product').on('skus').columns(['project_id', 'product_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('skus_modified')
+    .on('skus')
+    .columns(['project_id', 'product_id'])
+    .expression(sql`coalesce(updated_at, created_at)`)
+    .column('id')
+    .where(sql.ref('binned_at'), 'is', null)
+    .execute();
 
   await db.schema
     .createTable('bin_entries')
@@ -283,6 +334,8 @@ export async function up(db: Kysely<MigrationDb>): Promise<void> {
     .execute();
   await db.schema.createIndex('bin_entries_project').on('bin_entries').columns(['project_id', 'id']).execute();
   await db.schema.createIndex('bin_entries_resource').on('bin_entries').columns(['project_id', 'resource_id']).unique().execute();
+  // Purging a product also removes the entries of its separately binned SKUs, found by their parent.
+  await db.schema.createIndex('bin_entries_parent').on('bin_entries').columns(['project_id', 'resource_parent_id']).execute();
 }
 
 export async function down(db: Kysely<MigrationDb>): Promise<void> {

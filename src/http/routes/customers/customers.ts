@@ -1,0 +1,111 @@
+import type { RouteContext, TypedApp } from '../../../app.ts';
+import * as customers from '../../../services/customers/customers.ts';
+import { actorOf } from '../../plugins/auth.ts';
+import { noContent } from '../../reply.ts';
+import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
+import {
+  CustomerBody,
+  CustomerList,
+  CustomerObject,
+  ListCustomersQuery,
+  PermanentDeletion,
+  UpdateCustomerBody,
+} from '../../schemas/customers.ts';
+import { registerCustomerActivityRoutes } from './activities.ts';
+
+const tags = ['Customers'];
+const CustomerParams = IdParams('customerId', 'Customer id (cust_…) or source_id');
+
+export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
+  const { deps } = ctx;
+
+  app.post(
+    '/v1/customers',
+    {
+      schema: {
+        tags,
+        operationId: 'createCustomer',
+        summary: 'Create a customer, or update the one the body names by id or source_id',
+        body: CustomerBody,
+        response: { 200: CustomerObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => customers.upsertCustomer(deps, actorOf(request), request.body),
+  );
+
+  app.get(
+    '/v1/customers',
+    {
+      schema: {
+        tags,
+        operationId: 'listCustomers',
+        summary: 'List customers, newest first by default, with filters, ordering, pages and a created_at cursor',
+        querystring: ListCustomersQuery,
+        response: { 200: CustomerList, ...errorResponses() },
+      },
+    },
+    async (request) => customers.listCustomers(deps, actorOf(request), request.query),
+  );
+
+  app.get(
+    '/v1/customers/:customerId',
+    {
+      schema: {
+        tags,
+        operationId: 'getCustomer',
+        summary: 'Get a customer by id or source_id',
+        params: CustomerParams,
+        response: { 200: CustomerObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => customers.getCustomer(deps, actorOf(request), request.params.customerId),
+  );
+
+  app.put(
+    '/v1/customers/:customerId',
+    {
+      schema: {
+        tags,
+        operationId: 'updateCustomer',
+        summary: 'Update a customer; only the members sent change (id and source_id in the body are ignored)',
+        params: CustomerParams,
+        body: UpdateCustomerBody,
+        response: { 200: CustomerObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => customers.updateCustomer(deps, actorOf(request), request.params.customerId, request.body),
+  );
+
+  app.delete(
+    '/v1/customers/:customerId',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteCustomer',
+        summary: 'Delete a customer: it disappears from every read and its source_id is free again; its activities stay',
+        params: CustomerParams,
+        response: { 204: NoContent, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      await customers.deleteCustomer(deps, actorOf(request), request.params.customerId);
+      return noContent(reply);
+    },
+  );
+
+  app.post(
+    '/v1/customers/:customerId/permanent-deletion',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteCustomerPermanently',
+        summary: 'Erase a customer and every event naming it (also after a DELETE, by id); answers what was erased',
+        params: CustomerParams,
+        response: { 200: PermanentDeletion, ...errorResponses(404) },
+      },
+    },
+    async (request) => customers.permanentlyDeleteCustomer(deps, actorOf(request), request.params.customerId),
+  );
+
+  registerCustomerActivityRoutes(app, ctx);
+}

@@ -1,0 +1,98 @@
+import { errors } from '../../domain/errors.ts';
+import type { BinFiltersInput, BinListInput } from '../../http/schemas/bin.ts';
+import * as binStore from '../../store/bin.ts';
+import type { BinCondition, BinEntryObject, BinField } from '../../store/bin.ts';
+import { appendEvents } from '../../store/events.ts';
+import * as productStore from '../../store/products.ts';
+import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { purgeProduct, purgeSku } from './products.ts';
+
+const FIELDS: readonly BinField[] = ['id', 'resource_id', 'resource_name', 'resource_type'];
+
+/** Flattens `filters[field][conditions][$op]` into conditions; the schema already refused unknown ones. */
+export function binConditions(filters: BinFiltersInput | undefined): BinCondition[] {
+  const out: BinCondition[] = [];
+  if (!filters) return out;
+  for (const field of FIELDS) {
+    const conditions: Record<string, string | readonly string[] | undefined> | undefined = filters[field]?.conditions;
+    if (!conditions) continue;
+    for (const [op, value] of Object.entries(conditions)) {
+      if (value === undefined) continue;
+      switch (op) {
+        case '$in':
+        case '$not_in':
+          out.push({ field, op, values: typeof value === 'string' ? [value] : value });
+          break;
+        case '$is':
+        case '$is_not':
+        case '$starts_with':
+        case '$ends_with':
+        case '$contains':
+        case '$not_contain':
+          if (typeof value !== 'string') throw errors.invalidQuery(`Property .filters.${field}.conditions.${op} should be string`);
+          out.push({ field, op, value });
+          break;
+        case '$has_value':
+        case '$is_unknown':
+          out.push({ field, op });
+          break;
+        default:
+          throw errors.invalidQuery(`Property .filters.${field}.conditions has the unknown operator '${op}'`);
+      }
+    }
+  }
+  return out;
+}
+
+export interface BinPage {
+  data: BinEntryObject[];
+  hasMore: boolean;
+}
+
+export async function listBinEntries(deps: Deps, projectId: string, input: BinListInput): Promise<BinPage> {
+  const { rows, hasMore } = await binStore.listBinEntries(deps.db, {
+    projectId,
+    limit: input.limit ?? 10,
+    descending: input.order === '-id',
+    ...(input.starting_after_id !== undefined ? { startingAfterId: input.starting_after_id } : {}),
+    junction: input.filters?.junction ?? 'and',
+    conditions: binConditions(input.filters),
+  });
+  return { data: rows.map(binStore.toBinEntryObject), hasMore };
+}
+
+/** DELETE /v1/trash-bin/{id}: deletes the binned resource for good (a product with all its SKUs) and the entry. */
+export async function deleteBinEntry(deps: Deps, actor: Actor, entryId: string): Promise<void> {
+  await inTransaction(deps, async (tx) => {
+    const entry = await binStore.findBinEntry(tx, actor.projectId, entryId);
+    if (!entry) throw errors.notFound('bin_entry', entryId);
+    const origin = { permanent: true, bin_entry_id: entry.id };
+    switch (entry.resource_type) {
+      case 'product': {
+        const row = await productStore.findProductInAnyState(tx, actor.projectId, entry.resource_id);
+        const { skusDeleted } = await purgeProduct(tx, actor.projectId, entry.resource_id, false);
+        if (row) {
+          const product = productStore.toProductObject(row);
+          await appendEvents(tx, [
+            makeEvent(deps, actor, { type: 'product.deleted', entityId: row.id, data: { product, ...origin, skus_deleted: skusDeleted } }),
+          ]);
+        }
+        break;
+      }
+      case 'sku': {
+        const row = await productStore.findSkuInAnyState(tx, actor.projectId, entry.resource_id);
+        await purgeSku(tx, actor.projectId, entry.resource_id, false);
+        if (row) {
+          const sku = productStore.toSkuObject(row);
+          await appendEvents(tx, [makeEvent(deps, actor, { type: 'sku.deleted', entityId: row.id, data: { sku, ...origin } })]);
+        }
+        break;
+      }
+      case 'campaign':
+      case 'voucher':
+        // Campaigns and vouchers are binned by their own area, which purges them; until it exists no
+        // such entry can be written, so meeting one means the data was edited by hand.
+        throw new Error(`bin entry ${entry.id} holds a ${entry.resource_type}, which the catalog cannot purge`);
+    }
+  });
+}

@@ -1,0 +1,281 @@
+import type { CustomerInput, ListCustomersInput, UpdateCustomerInput } from '../../http/schemas/customers.ts';
+import { errors } from '../../domain/errors.ts';
+import type { Tx } from '../../store/db.ts';
+import { appendEvents, deleteCustomerEvents } from '../../store/events.ts';
+import { toJson } from '../../store/json.ts';
+import * as store from '../../store/customers.ts';
+import type { CustomerFields, CustomerObject, CustomerRow, CustomerSortKey } from '../../store/customers.ts';
+import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { queryInstant } from './dates.ts';
+
+export type { CustomerObject } from '../../store/customers.ts';
+
+type CustomerEventType = 'customer.created' | 'customer.updated' | 'customer.deleted';
+
+// Customer lifecycle events double as activities: the activity lists read them back by customer_id.
+function customerEvent(deps: Deps, actor: Actor, type: CustomerEventType, customer: CustomerObject) {
+  return makeEvent(deps, actor, {
+    type,
+    activityType: type,
+    activityCategory: 'ACTION',
+    customerId: customer.id,
+    entityId: customer.id,
+    data: { customer },
+  });
+}
+
+/** The writable members of a body; `id` and `source_id` identify and are never copied as data. */
+function fieldsOf(input: CustomerFields & { id?: unknown; source_id?: unknown }): CustomerFields {
+  const { id: _id, source_id: _sourceId, ...fields } = input;
+  return fields;
+}
+
+async function reread(tx: Tx, projectId: string, id: string): Promise<CustomerRow> {
+  const row = await store.findLiveCustomerById(tx, projectId, id);
+  // Only reachable if the row vanished inside the transaction that just wrote it.
+  if (!row) throw new Error(`customer ${id} vanished inside its own transaction`);
+  return row;
+}
+
+async function applyUpdate(tx: Tx, deps: Deps, actor: Actor, row: CustomerRow, fields: CustomerFields): Promise<CustomerObject> {
+  const changed = await store.updateCustomer(tx, actor.projectId, row.id, {
+    ...store.customerColumns(fields),
+    updated_at: deps.clock.now().toISOString(),
+  });
+  if (!changed) throw errors.notFound('customer', row.id);
+  const customer = store.toCustomerObject(await reread(tx, actor.projectId, row.id));
+  await appendEvents(tx, [customerEvent(deps, actor, 'customer.updated', customer)]);
+  return customer;
+}
+
+/**
+ * Inserts a new customer, or, when a live customer already holds the source_id (possibly one a concurrent
+ * request committed a moment ago), answers that one with `created: false`. The unique index settles the
+ * race; the insert skips on conflict instead of failing, so the caller's transaction stays usable.
+ */
+async function insertOrFindWinner(
+  tx: Tx,
+  deps: Deps,
+  actor: Actor,
+  sourceId: string | null,
+  fields: CustomerFields,
+): Promise<{ row: CustomerRow; created: boolean }> {
+  // A winner that is deleted between our conflict and our read frees the source_id again; try anew.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const id = deps.ids.next('cust');
+    const inserted = await store.insertCustomerIfAbsent(tx, {
+      id,
+      project_id: actor.projectId,
+      source_id: sourceId,
+      ...store.customerColumns(fields),
+      metadata: toJson(fields.metadata ?? {}),
+      system_metadata: toJson({}),
+      created_at: deps.clock.now().toISOString(),
+      updated_at: null,
+      deleted_at: null,
+    });
+    if (inserted) {
+      const row = await reread(tx, actor.projectId, id);
+      await appendEvents(tx, [customerEvent(deps, actor, 'customer.created', store.toCustomerObject(row))]);
+      return { row, created: true };
+    }
+    if (sourceId === null) break;
+    const winner = await store.findLiveCustomerBySourceId(tx, actor.projectId, sourceId);
+    if (winner) return { row: winner, created: false };
+  }
+  throw new Error(`could not create or find customer with source_id ${String(sourceId)}`);
+}
+
+/** A customer as another use case names it: by id, or by source_id with the data to create it from. */
+export interface CustomerRef extends CustomerFields {
+  id?: string | null;
+  source_id?: string | null;
+}
+
+/**
+ * For later areas (loyalty members, redemptions, custom events): finds the live customer `ref` names, or
+ * creates it by source_id (appending `customer.created`) inside the caller's transaction, so the customer
+ * exists exactly when the caller's change commits. An existing customer is returned unchanged. An `id`
+ * must name an existing customer: ids are ours to assign.
+ */
+export async function resolveCustomer(
+  tx: Tx,
+  deps: Deps,
+  actor: Actor,
+  ref: CustomerRef,
+  options: { createIfMissing: boolean },
+): Promise<{ customer: CustomerObject; created: boolean }> {
+  if (ref.id) {
+    const row = await store.findLiveCustomerById(tx, actor.projectId, ref.id);
+    if (!row) throw errors.notFound('customer', ref.id);
+    return { customer: store.toCustomerObject(row), created: false };
+  }
+  if (!ref.source_id) throw errors.invalidPayload('Property .customer should have required property \'id\' or \'source_id\'');
+  const existing = await store.findLiveCustomerBySourceId(tx, actor.projectId, ref.source_id);
+  if (existing) return { customer: store.toCustomerObject(existing), created: false };
+  if (!options.createIfMissing) throw errors.notFound('customer', ref.source_id);
+  const { row, created } = await insertOrFindWinner(tx, deps, actor, ref.source_id, fieldsOf(ref));
+  return { customer: store.toCustomerObject(row), created };
+}
+
+/**
+ * `POST /v1/customers`: an existing `id` (which must exist) or `source_id` is updated with the members
+ * sent; otherwise a customer is created. Two concurrent creates with one source_id end as one customer:
+ * one creates it, the other updates it.
+ */
+export async function upsertCustomer(deps: Deps, actor: Actor, input: CustomerInput): Promise<CustomerObject> {
+  const fields = fieldsOf(input);
+  return inTransaction(deps, async (tx) => {
+    if (input.id) {
+      // The vendor ignores source_id when id is given, so it is neither matched nor written.
+      const row = await store.findLiveCustomerById(tx, actor.projectId, input.id);
+      if (!row) throw errors.notFound('customer', input.id);
+      return applyUpdate(tx, deps, actor, row, fields);
+    }
+    const sourceId = input.source_id ?? null;
+    if (sourceId !== null) {
+      const existing = await store.findLiveCustomerBySourceId(tx, actor.projectId, sourceId);
+      if (existing) return applyUpdate(tx, deps, actor, existing, fields);
+    }
+    const { row, created } = await insertOrFindWinner(tx, deps, actor, sourceId, fields);
+    return created ? store.toCustomerObject(row) : applyUpdate(tx, deps, actor, row, fields);
+  });
+}
+
+export async function getCustomer(deps: Deps, actor: Actor, customerId: string): Promise<CustomerObject> {
+  const row = await store.findLiveCustomer(deps.db, actor.projectId, customerId);
+  if (!row) throw errors.notFound('customer', customerId);
+  return store.toCustomerObject(row);
+}
+
+/** `PUT /v1/customers/{customerId}`: only the members sent change; `id`/`source_id` in the body are ignored. */
+export async function updateCustomer(deps: Deps, actor: Actor, customerId: string, input: UpdateCustomerInput): Promise<CustomerObject> {
+  const fields = fieldsOf(input);
+  return inTransaction(deps, async (tx) => {
+    const row = await store.findLiveCustomer(tx, actor.projectId, customerId);
+    if (!row) throw errors.notFound('customer', customerId);
+    return applyUpdate(tx, deps, actor, row, fields);
+  });
+}
+
+/** Hides the customer from every read and frees its source_id; its activities stay until a permanent deletion. */
+export async function deleteCustomer(deps: Deps, actor: Actor, customerId: string): Promise<void> {
+  await inTransaction(deps, async (tx) => {
+    const row = await store.findLiveCustomer(tx, actor.projectId, customerId);
+    if (!row) throw errors.notFound('customer', customerId);
+    const hidden = await store.markCustomerDeleted(tx, actor.projectId, row.id, deps.clock.now().toISOString());
+    if (!hidden) throw errors.notFound('customer', customerId);
+    await appendEvents(tx, [customerEvent(deps, actor, 'customer.deleted', store.toCustomerObject(row))]);
+  });
+}
+
+export interface PermanentDeletion {
+  id: string;
+  created_at: string;
+  related_object_id: string;
+  related_object: 'customer';
+  status: 'DONE';
+  data_json: {
+    events: number;
+    customer_events: number;
+    daily_events: number;
+    segments: number;
+    orders: number;
+    order_events: number;
+    customer: 1;
+  };
+  object: 'pernament_deletion';
+}
+
+/**
+ * GDPR erase: removes the customer row and every event that names the customer, and keeps a record of
+ * what went. Works on a live customer (id or source_id) and also on one already deleted (by id), so a
+ * prior DELETE never blocks the erase. The event appended for it carries ids and counts only.
+ */
+export async function permanentlyDeleteCustomer(deps: Deps, actor: Actor, customerId: string): Promise<PermanentDeletion> {
+  return inTransaction(deps, async (tx) => {
+    const row =
+      (await store.findLiveCustomer(tx, actor.projectId, customerId)) ??
+      (await store.findDeletedCustomerById(tx, actor.projectId, customerId));
+    if (!row) throw errors.notFound('customer', customerId);
+    const erased = await deleteCustomerEvents(tx, actor.projectId, row.id);
+    await store.eraseCustomer(tx, actor.projectId, row.id);
+    const record: PermanentDeletion = {
+      id: deps.ids.next('del'),
+      created_at: deps.clock.now().toISOString(),
+      related_object_id: row.id,
+      related_object: 'customer',
+      status: 'DONE',
+      // Segments and orders do not exist yet; they are counted here once their areas erase them too.
+      data_json: {
+        events: erased.activities + erased.others,
+        customer_events: erased.activities,
+        daily_events: 0,
+        segments: 0,
+        orders: 0,
+        order_events: 0,
+        customer: 1,
+      },
+      object: 'pernament_deletion',
+    };
+    await store.insertCustomerDeletion(tx, {
+      id: record.id,
+      project_id: actor.projectId,
+      customer_id: row.id,
+      status: record.status,
+      data_json: toJson(record.data_json),
+      created_at: record.created_at,
+    });
+    await appendEvents(tx, [
+      makeEvent(deps, actor, { type: 'customer.permanently_deleted', entityId: row.id, data: { permanent_deletion: record } }),
+    ]);
+    return record;
+  });
+}
+
+const ORDERS: Record<NonNullable<ListCustomersInput['order']>, { sort: CustomerSortKey; descending: boolean }> = {
+  created_at: { sort: 'created_at', descending: false },
+  '-created_at': { sort: 'created_at', descending: true },
+  updated_at: { sort: 'updated_at', descending: false },
+  '-updated_at': { sort: 'updated_at', descending: true },
+  source_id: { sort: 'source_id', descending: false },
+  '-source_id': { sort: 'source_id', descending: true },
+};
+
+export interface CustomerList {
+  object: 'list';
+  data_ref: 'customers';
+  customers: CustomerObject[];
+  total: number;
+  has_more: boolean;
+}
+
+/** Newest first unless `order` says otherwise; `starting_after` walks on created_at in the order's direction. */
+export async function listCustomers(deps: Deps, actor: Actor, query: ListCustomersInput): Promise<CustomerList> {
+  const { sort, descending } = ORDERS[query.order ?? '-created_at'];
+  const limit = query.limit ?? 10;
+  const page = query.page ?? 1;
+  const instant = (value: string | undefined) => (value === undefined ? undefined : queryInstant(value));
+  const result = await store.listCustomers(deps.db, {
+    projectId: actor.projectId,
+    limit,
+    offset: (page - 1) * limit,
+    sort,
+    descending,
+    email: query.email,
+    name: query.name,
+    city: query.city,
+    createdBefore: instant(query.created_at?.before),
+    createdAfter: instant(query.created_at?.after),
+    updatedBefore: instant(query.updated_at?.before),
+    updatedAfter: instant(query.updated_at?.after),
+    startingAfter: instant(query.starting_after),
+  });
+  return {
+    object: 'list',
+    data_ref: 'customers',
+    customers: result.rows.map(store.toCustomerObject),
+    total: result.total,
+    has_more: result.hasMore,
+  };
+}

@@ -1,0 +1,81 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Executor } from './db.ts';
+import type { CategoriesTable } from './schema.ts';
+
+export type CategoryRow = Selectable<CategoriesTable>;
+
+/** The category object (platform reference 4.5); `updated_at` appears once the category was updated. */
+export interface CategoryObject {
+  id: string;
+  name: string;
+  hierarchy: number;
+  created_at: string;
+  updated_at?: string;
+  object: 'category';
+}
+
+export function toCategoryObject(row: CategoryRow): CategoryObject {
+  return {
+    id: row.id,
+    name: row.name,
+    hierarchy: Number(row.hierarchy),
+    created_at: row.created_at,
+    ...(row.updated_at !== null ? { updated_at: row.updated_at } : {}),
+    object: 'category',
+  };
+}
+
+export async function insertCategory(db: Executor, row: Insertable<CategoriesTable>): Promise<void> {
+  await db.insertInto('categories').values(row).execute();
+}
+
+export async function findCategory(db: Executor, projectId: string, id: string): Promise<CategoryRow | undefined> {
+  return db.selectFrom('categories').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateCategory(db: Executor, projectId: string, id: string, patch: Updateable<CategoriesTable>): Promise<boolean> {
+  const result = await db
+    .updateTable('categories')
+    .set(patch)
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function deleteCategory(db: Executor, projectId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('categories').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+export interface CategoryPage {
+  projectId: string;
+  limit: number;
+  /** Keyset cursor: the category after which the page starts (newest first). */
+  after?: Pick<CategoryRow, 'id' | 'created_at'>;
+}
+
+/** Newest first, as the vendor lists them; served by `categories_created`. */
+export async function listCategories(db: Executor, q: CategoryPage): Promise<{ rows: CategoryRow[]; hasMore: boolean; total: number }> {
+  let page = db.selectFrom('categories').selectAll().where('project_id', '=', q.projectId);
+  const after = q.after;
+  if (after) {
+    page = page.where((eb) =>
+      eb.or([
+        eb('created_at', '<', after.created_at),
+        eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)]),
+      ]),
+    );
+  }
+  const rows = await page
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(q.limit + 1)
+    .execute();
+  const count = await db
+    .selectFrom('categories')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('project_id', '=', q.projectId)
+    .executeTakeFirstOrThrow();
+  return { rows: rows.slice(0, q.limit), hasMore: rows.length > q.limit, total: Number(count.n) };
+}

@@ -1,0 +1,303 @@
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import type { Executor } from './db.ts';
+import { fromJson, toJson } from './json.ts';
+import type { CustomerDeletionsTable, CustomersTable, Database } from './schema.ts';
+
+// Customers of one project. DELETE hides a row (`deleted_at`) and frees its source_id; only a permanent
+// deletion removes it. Every read here sees live rows of one project only.
+
+export type CustomerRow = Selectable<CustomersTable>;
+
+export interface CustomerAddress {
+  city: string | null;
+  state: string | null;
+  line_1: string | null;
+  line_2: string | null;
+  country: string | null;
+  postal_code: string | null;
+}
+
+/** The customer object of seed 2.7 / platform reference 3.2 (without cockpit `assets`: we have no cockpits). */
+export interface CustomerObject {
+  id: string;
+  source_id: string | null;
+  name: string | null;
+  description: string | null;
+  email: string | null;
+  phone: string | null;
+  birthday: string | null;
+  birthdate: string | null;
+  address: CustomerAddress | null;
+  metadata: Record<string, unknown>;
+  system_metadata: Record<string, unknown>;
+  summary: {
+    redemptions: {
+      total_redeemed: number;
+      total_failed: number;
+      total_succeeded: number;
+      total_rolled_back: number;
+      total_rollback_failed: number;
+      total_rollback_succeeded: number;
+      gift: { redeemed_amount: number; amount_to_go: number };
+      loyalty_card: { redeemed_points: number; points_to_go: number };
+    };
+    orders: {
+      total_amount: number;
+      total_count: number;
+      average_amount: number;
+      last_order_amount: number;
+      last_order_date: string | null;
+    };
+  };
+  loyalty: { points: number; referred_customers: number; campaigns: Record<string, unknown> };
+  referrals: { total: number; campaigns: CustomerReferral[] };
+  created_at: string;
+  updated_at: string | null;
+  object: 'customer';
+}
+
+/** How the customer was referred, per referral campaign; fed by the referrals area. */
+export interface CustomerReferral {
+  campaign_id: string;
+  referrer_id: string;
+  related_object_id: string;
+  related_object_type: string;
+  date: string;
+}
+
+const ADDRESS_MEMBERS = ['city', 'state', 'line_1', 'line_2', 'country', 'postal_code'] as const;
+
+export type AddressInput = Partial<Record<(typeof ADDRESS_MEMBERS)[number], string | null>>;
+
+/** The writable members of a customer, as create and update bodies carry them; absent means "unchanged". */
+export interface CustomerFields {
+  name?: string | null;
+  description?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  birthday?: string | null;
+  birthdate?: string | null;
+  address?: AddressInput | null;
+  metadata?: Record<string, unknown> | null;
+}
+
+function fullAddress(input: AddressInput): CustomerAddress {
+  const out = {} as CustomerAddress;
+  for (const member of ADDRESS_MEMBERS) out[member] = input[member] ?? null;
+  return out;
+}
+
+/** Column values for the members present in `fields`; members left out are not touched. */
+export function customerColumns(fields: CustomerFields): Updateable<CustomersTable> {
+  const columns: Updateable<CustomersTable> = {};
+  if (fields.name !== undefined) columns.name = fields.name;
+  if (fields.description !== undefined) columns.description = fields.description;
+  if (fields.email !== undefined) columns.email = fields.email;
+  if (fields.phone !== undefined) columns.phone = fields.phone;
+  if (fields.birthday !== undefined) columns.birthday = fields.birthday;
+  if (fields.birthdate !== undefined) columns.birthdate = fields.birthdate;
+  if (fields.address !== undefined) {
+    const address = fields.address === null ? null : fullAddress(fields.address);
+    columns.address = address === null ? null : toJson(address);
+    columns.address_city = address?.city ?? null;
+  }
+  if (fields.metadata !== undefined) columns.metadata = toJson(fields.metadata ?? {});
+  return columns;
+}
+
+export function toCustomerObject(row: CustomerRow): CustomerObject {
+  const orderCount = Number(row.orders_total_count);
+  const orderTotal = Number(row.orders_total_amount);
+  return {
+    id: row.id,
+    source_id: row.source_id,
+    name: row.name,
+    description: row.description,
+    email: row.email,
+    phone: row.phone,
+    birthday: row.birthday,
+    birthdate: row.birthdate,
+    address: fromJson<CustomerAddress | null>(row.address, null),
+    metadata: fromJson(row.metadata, {}),
+    system_metadata: fromJson(row.system_metadata, {}),
+    summary: {
+      redemptions: {
+        total_redeemed: Number(row.redemptions_total_redeemed),
+        total_failed: Number(row.redemptions_total_failed),
+        total_succeeded: Number(row.redemptions_total_succeeded),
+        total_rolled_back: Number(row.redemptions_total_rolled_back),
+        total_rollback_failed: Number(row.redemptions_total_rollback_failed),
+        total_rollback_succeeded: Number(row.redemptions_total_rollback_succeeded),
+        gift: { redeemed_amount: Number(row.gift_redeemed_amount), amount_to_go: Number(row.gift_amount_to_go) },
+        loyalty_card: { redeemed_points: Number(row.loyalty_redeemed_points), points_to_go: Number(row.loyalty_points_to_go) },
+      },
+      orders: {
+        total_amount: orderTotal,
+        total_count: orderCount,
+        // Derived rather than stored, so it can never disagree with the two counters it comes from.
+        average_amount: orderCount > 0 ? Math.round(orderTotal / orderCount) : 0,
+        last_order_amount: Number(row.orders_last_order_amount ?? 0),
+        last_order_date: row.orders_last_order_date,
+      },
+    },
+    loyalty: { points: Number(row.loyalty_points), referred_customers: Number(row.loyalty_referred_customers), campaigns: {} },
+    referrals: { total: 0, campaigns: [] },
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    object: 'customer',
+  };
+}
+
+/**
+ * Inserts a customer unless a live customer of the project already holds its source_id (the unique index
+ * decides, so two concurrent creates cannot both win). Returns false when the row was not inserted; the
+ * caller then reads the winner. A conflict does not abort the surrounding transaction, which matters to
+ * callers that create customers inside their own larger transaction.
+ */
+export async function insertCustomerIfAbsent(db: Executor, row: Insertable<CustomersTable>): Promise<boolean> {
+  const result = await db
+    .insertInto('customers')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['project_id', 'source_id']).where('source_id', 'is not', null).where('deleted_at', 'is', null).doNothing(),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+export async function findLiveCustomerById(db: Executor, projectId: string, id: string): Promise<CustomerRow | undefined> {
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .where('id', '=', id)
+    .where('project_id', '=', projectId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function findLiveCustomerBySourceId(db: Executor, projectId: string, sourceId: string): Promise<CustomerRow | undefined> {
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('source_id', '=', sourceId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** A path's `customerId` is an id or a source_id; an id wins when a value could be both. */
+export async function findLiveCustomer(db: Executor, projectId: string, idOrSourceId: string): Promise<CustomerRow | undefined> {
+  return (await findLiveCustomerById(db, projectId, idOrSourceId)) ?? (await findLiveCustomerBySourceId(db, projectId, idOrSourceId));
+}
+
+/** A deleted (hidden) customer by id, which a permanent deletion may still erase. */
+export async function findDeletedCustomerById(db: Executor, projectId: string, id: string): Promise<CustomerRow | undefined> {
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .where('id', '=', id)
+    .where('project_id', '=', projectId)
+    .where('deleted_at', 'is not', null)
+    .executeTakeFirst();
+}
+
+export async function updateCustomer(db: Executor, projectId: string, id: string, patch: Updateable<CustomersTable>): Promise<boolean> {
+  const result = await db
+    .updateTable('customers')
+    .set(patch)
+    .where('id', '=', id)
+    .where('project_id', '=', projectId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Hides a live customer; false when it was already gone (a concurrent delete won). */
+export async function markCustomerDeleted(db: Executor, projectId: string, id: string, at: string): Promise<boolean> {
+  return updateCustomer(db, projectId, id, { deleted_at: at });
+}
+
+/** Removes the row itself, live or hidden. */
+export async function eraseCustomer(db: Executor, projectId: string, id: string): Promise<number> {
+  const result = await db.deleteFrom('customers').where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function insertCustomerDeletion(db: Executor, row: Insertable<CustomerDeletionsTable>): Promise<void> {
+  await db.insertInto('customer_deletions').values(row).execute();
+}
+
+export type CustomerSortKey = 'created_at' | 'updated_at' | 'source_id';
+
+// These expressions must stay identical to the ones the foundation migration indexes
+// (customers_last_change, customers_source_order): both databases match an index expression verbatim.
+// "Updated" means the last change, which is the creation for a customer never updated.
+const LAST_CHANGE = sql<string>`coalesce(updated_at, created_at)`;
+const SOURCE_ORDER = sql<string>`coalesce(source_id, '')`;
+
+function sortExpression(key: CustomerSortKey): Expression<string> {
+  switch (key) {
+    case 'created_at':
+      return sql<string>`${sql.ref('created_at')}`;
+    case 'updated_at':
+      return LAST_CHANGE;
+    case 'source_id':
+      return SOURCE_ORDER;
+  }
+}
+
+export interface CustomerListQuery {
+  projectId: string;
+  limit: number;
+  offset: number;
+  sort: CustomerSortKey;
+  descending: boolean;
+  email?: string;
+  name?: string;
+  city?: string;
+  /** Exclusive bounds on `created_at`. */
+  createdBefore?: string;
+  createdAfter?: string;
+  /** Exclusive bounds on the last change (`updated_at`, or `created_at` when never updated). */
+  updatedBefore?: string;
+  updatedAfter?: string;
+  /** `created_at` cursor: only customers created beyond it in walking direction. */
+  startingAfter?: string;
+}
+
+function listFilters(eb: ExpressionBuilder<Database, 'customers'>, q: CustomerListQuery): Expression<SqlBool> {
+  const conditions: Expression<SqlBool>[] = [eb('project_id', '=', q.projectId), eb('deleted_at', 'is', null)];
+  if (q.email !== undefined) conditions.push(eb('email', '=', q.email));
+  if (q.name !== undefined) conditions.push(eb('name', '=', q.name));
+  if (q.city !== undefined) conditions.push(eb('address_city', '=', q.city));
+  if (q.createdBefore !== undefined) conditions.push(eb('created_at', '<', q.createdBefore));
+  if (q.createdAfter !== undefined) conditions.push(eb('created_at', '>', q.createdAfter));
+  if (q.updatedBefore !== undefined) conditions.push(eb(LAST_CHANGE, '<', q.updatedBefore));
+  if (q.updatedAfter !== undefined) conditions.push(eb(LAST_CHANGE, '>', q.updatedAfter));
+  return eb.and(conditions);
+}
+
+export async function listCustomers(
+  db: Executor,
+  q: CustomerListQuery,
+): Promise<{ rows: CustomerRow[]; total: number; hasMore: boolean }> {
+  const direction = q.descending ? 'desc' : 'asc';
+  let page = db
+    .selectFrom('customers')
+    .selectAll()
+    .where((eb) => listFilters(eb, q));
+  if (q.startingAfter !== undefined) page = page.where('created_at', q.descending ? '<' : '>', q.startingAfter);
+  // One row beyond the page tells whether another page exists without a second scan.
+  const rows = await page
+    .orderBy(sortExpression(q.sort), direction)
+    .orderBy('id', direction)
+    .offset(q.offset)
+    .limit(q.limit + 1)
+    .execute();
+  const totalRow = await db
+    .selectFrom('customers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where((eb) => listFilters(eb, q))
+    .executeTakeFirstOrThrow();
+  return { rows: rows.slice(0, q.limit), total: Number(totalRow.n), hasMore: rows.length > q.limit };
+}
