@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import {
   CompiledQuery,
   Kysely,
+  PostgresAdapter,
   PostgresDialect,
   SqliteDialect,
   SqliteDriver,
@@ -26,6 +27,11 @@ export interface DbHandle {
   db: Db;
   dialect: Dialect;
   close(): Promise<void>;
+}
+
+/** Whether a handle (database or transaction) talks to PostgreSQL, for the few dialect-specific clauses. */
+export function isPostgres(db: Executor): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 export function dialectOf(url: string): Dialect {

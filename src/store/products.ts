@@ -1,5 +1,5 @@
-import { PostgresAdapter, sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
-import type { Executor } from './db.ts';
+import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
+import { isPostgres, type Executor } from './db.ts';
 import { fromJson } from './json.ts';
 import type { ProductsTable, SkusTable } from './schema.ts';
 
@@ -111,9 +111,6 @@ function sortExpr(sort: CatalogSort): RawBuilder<string> {
   return sort === 'created_at' ? sql<string>`created_at` : MODIFIED;
 }
 
-function isPostgres(db: Executor): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 // ---- products ----
 

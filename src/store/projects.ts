@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Dialect, Executor } from './db.ts';
+import { isPostgres, type Executor } from './db.ts';
 import { fromJson } from './json.ts';
 import type { ProjectsTable } from './schema.ts';
 
@@ -141,7 +141,7 @@ export async function retireProject(db: Executor, id: string, at: string): Promi
  * Serialises writers of one project-wide limit (e.g. live OAuth tokens) on PostgreSQL; SQLite write
  * transactions are exclusive already.
  */
-export async function lockProjectRow(db: Executor, dialect: Dialect, id: string): Promise<void> {
-  if (dialect !== 'postgres') return;
+export async function lockProjectRow(db: Executor, id: string): Promise<void> {
+  if (!isPostgres(db)) return;
   await db.selectFrom('projects').select('id').where('id', '=', id).forUpdate().execute();
 }

@@ -54,7 +54,7 @@ export async function issueToken(deps: Deps, actor: Actor, appId: string, input:
   const scope = parsed.scopes.join(' ');
   const tokenId = deps.ids.next('oat');
   const stored = await inTransaction(deps, async (tx) => {
-    await lockProjectRow(tx, deps.dialect, actor.projectId);
+    await lockProjectRow(tx, actor.projectId);
     const ok = await insertTokenWithinLimit(
       tx,
       {

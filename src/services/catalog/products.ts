@@ -1,4 +1,5 @@
 import type { Updateable } from 'kysely';
+import { queryInstant } from '../../domain/time/query-instant.ts';
 import { errors, type DomainError } from '../../domain/errors.ts';
 import type {
   CatalogListInput,
@@ -38,12 +39,6 @@ async function retryOnUniqueViolation<T>(run: () => Promise<T>, onConflict: () =
 }
 
 /** An ISO date or date-time from a query as a stored timestamp; zone-less times are UTC. */
-function toInstant(text: string, endOfDay: boolean): string {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return `${text}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z`;
-  const normalized = text.replace(' ', 'T');
-  const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(normalized) ? normalized : `${normalized}Z`;
-  return new Date(zoned).toISOString();
-}
 
 export function catalogPage(projectId: string, input: CatalogListInput): CatalogPage {
   const order = input.order ?? 'created_at';
@@ -55,8 +50,8 @@ export function catalogPage(projectId: string, input: CatalogListInput): Catalog
     page: input.page ?? 1,
     sort: key === 'updated_at' ? 'modified' : 'created_at',
     descending,
-    ...(input.start_date !== undefined ? { createdFrom: toInstant(input.start_date, false) } : {}),
-    ...(input.end_date !== undefined ? { createdTo: toInstant(input.end_date, true) } : {}),
+    ...(input.start_date !== undefined ? { createdFrom: queryInstant(input.start_date) } : {}),
+    ...(input.end_date !== undefined ? { createdTo: queryInstant(input.end_date, { wholeDay: true }) } : {}),
   };
 }
 

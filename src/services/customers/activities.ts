@@ -10,7 +10,7 @@ import {
   type StoredEvent,
 } from '../../store/events.ts';
 import type { Actor, Deps } from '../context.ts';
-import { queryInstant } from './dates.ts';
+import { queryInstant } from '../../domain/time/query-instant.ts';
 
 // Both activity lists (DECISIONS 6) are queries over the event log: events that carry an activity type
 // and the customer's id. The seed's `/activities` answers a total; the vendor's newer `/activity` answers

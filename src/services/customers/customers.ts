@@ -6,7 +6,7 @@ import { toJson } from '../../store/json.ts';
 import * as store from '../../store/customers.ts';
 import type { CustomerFields, CustomerObject, CustomerRow, CustomerSortKey } from '../../store/customers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
-import { queryInstant } from './dates.ts';
+import { queryInstant } from '../../domain/time/query-instant.ts';
 
 export type { CustomerObject } from '../../store/customers.ts';
 
