@@ -26,7 +26,7 @@ function run(title: string, command: string, args: string[], env: NodeJS.Process
 
 const requested = process.argv.slice(2).filter((a) => a.endsWith('.ts'));
 const files = requested.length > 0 ? requested : testFiles(join(root, 'tests')).filter((f) => !f.includes('/reliability/'));
-const nodeTestArgs = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...files];
+const nodeTestArgs = ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=120000', ...files];
 
 const failures: string[] = [];
 if (requested.length === 0) {

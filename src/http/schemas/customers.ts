@@ -35,6 +35,13 @@ export const CustomerBody = Type.Object({
 });
 export type CustomerInput = Static<typeof CustomerBody>;
 
+/** What a shop page may send with the client key: no `id` (ids are ours), only new customers. */
+export const ClientCustomerBody = Type.Object({
+  source_id: Type.Optional(Nullable(SourceId)),
+  ...EditableFields,
+});
+export type ClientCustomerInput = Static<typeof ClientCustomerBody>;
+
 export const UpdateCustomerBody = Type.Object({
   id: Type.Optional(Nullable(Type.String({ description: 'Ignored: the path names the customer' }))),
   source_id: Type.Optional(Nullable(Type.String({ description: 'Ignored: the path names the customer (the SDK sends it)' }))),

@@ -1,9 +1,10 @@
-import type { CustomerInput, ListCustomersInput, UpdateCustomerInput } from '../../http/schemas/customers.ts';
+import type { ClientCustomerInput, CustomerInput, ListCustomersInput, UpdateCustomerInput } from '../../http/schemas/customers.ts';
 import { errors } from '../../domain/errors.ts';
 import type { Tx } from '../../store/db.ts';
 import { appendEvents, deleteCustomerEvents } from '../../store/events.ts';
 import { toJson } from '../../store/json.ts';
 import * as store from '../../store/customers.ts';
+import { findProject } from '../../store/projects.ts';
 import type { CustomerFields, CustomerObject, CustomerRow, CustomerSortKey } from '../../store/customers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { queryInstant } from '../../domain/time/query-instant.ts';
@@ -139,6 +140,25 @@ export async function upsertCustomer(deps: Deps, actor: Actor, input: CustomerIn
     }
     const { row, created } = await insertOrFindWinner(tx, deps, actor, sourceId, fields);
     return created ? store.toCustomerObject(row) : applyUpdate(tx, deps, actor, row, fields);
+  });
+}
+
+/**
+ * `POST /client/v1/customers`: a shop page registers a customer with the publishable client key. It can
+ * only create: a source_id that already names a customer is a 409, so a browser can neither overwrite nor
+ * read someone else's record. The project must allow it (`client_create_customer_enabled`).
+ */
+export async function createCustomerFromClientSide(deps: Deps, actor: Actor, input: ClientCustomerInput): Promise<CustomerObject> {
+  const fields = fieldsOf(input);
+  const sourceId = input.source_id ?? null;
+  return inTransaction(deps, async (tx) => {
+    const project = await findProject(tx, actor.projectId);
+    if (!project?.client_create_customer_enabled) {
+      throw errors.forbidden('Client-side customer creation is turned off for this project (client_create_customer_enabled)');
+    }
+    const { row, created } = await insertOrFindWinner(tx, deps, actor, sourceId, fields);
+    if (!created) throw errors.duplicate('customer', 'source_id', sourceId ?? '');
+    return store.toCustomerObject(row);
   });
 }
 

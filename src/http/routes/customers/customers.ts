@@ -4,6 +4,7 @@ import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
 import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
 import {
+  ClientCustomerBody,
   CustomerBody,
   CustomerList,
   CustomerObject,
@@ -105,6 +106,20 @@ export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
       },
     },
     async (request) => customers.permanentlyDeleteCustomer(deps, actorOf(request), request.params.customerId),
+  );
+
+  app.post(
+    '/client/v1/customers',
+    {
+      schema: {
+        tags: ['Client-side'],
+        operationId: 'createCustomerClientSide',
+        summary: 'Create a customer from a shop page (client keys); an existing source_id is 409, never overwritten',
+        body: ClientCustomerBody,
+        response: { 200: CustomerObject, ...errorResponses(403, 409) },
+      },
+    },
+    async (request) => customers.createCustomerFromClientSide(deps, actorOf(request), request.body),
   );
 
   registerCustomerActivityRoutes(app, ctx);
