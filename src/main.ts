@@ -4,10 +4,10 @@ import { ConfigError, loadConfig, type Config, type KeyPair } from './config.ts'
 import { Worker } from './jobs/worker.ts';
 import { systemClock } from './lib/clock.ts';
 import { randomIds } from './lib/ids.ts';
-import { bootstrap, loadPepper, rotateDefaultProjectKeys } from './services/projects/bootstrap.ts';
+import { bootstrap, loadPepper, rotateGeneratedKeys } from './services/projects/bootstrap.ts';
 import { openDatabase, type DbHandle } from './store/db.ts';
 import { findDefaultProject, toProjectObject } from './store/projects.ts';
-import { listLiveApiKeys } from './store/keys.ts';
+import { listLiveApiKeys, listLiveManagementKeys } from './store/keys.ts';
 import { migrateToLatest } from './store/migrate.ts';
 
 // `punchcard <command>`: start (HTTP server and worker), migrate, worker (jobs only), keys.
@@ -16,7 +16,7 @@ const USAGE = `usage: punchcard <command>
   start          migrate, then serve the API (and run the worker unless PUNCHCARD_WORKER=false)
   migrate        bring the database schema up to date
   worker         run background jobs only
-  keys [--rotate] print the default project's keys (--rotate issues new generated secrets)`;
+  keys [--rotate] print the key ids (--rotate replaces the generated keys with new ones)`;
 
 function fail(message: string): never {
   process.stderr.write(`punchcard: ${message}\n`);
@@ -94,15 +94,18 @@ async function keys(config: Config, rotate: boolean): Promise<void> {
     const pepper = await loadPepper(handle.db);
     const deps = { db: handle.db, dialect: handle.dialect, clock: systemClock, ids: randomIds, config, pepper };
     if (rotate) {
-      const issued = await rotateDefaultProjectKeys(deps);
-      printSecrets('New secrets for the default project (the old ones no longer work):', issued);
-      if (!issued.server && !issued.client) process.stdout.write('All keys are fixed by the environment; nothing to rotate.\n');
+      const issued = await rotateGeneratedKeys(deps);
+      printSecrets('New keys (the old ones no longer work):', issued);
+      if (!issued.management && !issued.server && !issued.client) {
+        process.stdout.write('All keys are fixed by the environment; nothing to rotate.\n');
+      }
       return;
     }
     const project = await findDefaultProject(handle.db);
     if (!project) fail('no default project yet; run `punchcard start` once');
     const [server] = await listLiveApiKeys(handle.db, project.id, 'server');
     const [client] = await listLiveApiKeys(handle.db, project.id, 'client');
+    const [management] = await listLiveManagementKeys(handle.db);
     const hidden = '(hidden: stored hashed, shown once when created; `punchcard keys --rotate` issues new ones)';
     const fixed = config.defaultProject;
     const origins = toProjectObject(project).client_trusted_domains.join(', ') || '(none)';
@@ -114,8 +117,8 @@ async function keys(config: Config, rotate: boolean): Promise<void> {
         `X-Client-Application-Id    ${client?.app_id ?? '(none)'}`,
         `X-Client-Token             ${fixed.clientKey && fixed.clientKey.id === client?.app_id ? fixed.clientKey.secret : hidden}`,
         `Client origins             ${origins}`,
-        `X-Management-Id            ${config.managementKey?.id ?? '(generated at first start)'}`,
-        `X-Management-Token         ${config.managementKey?.secret ?? hidden}`,
+        `X-Management-Id            ${management?.key_id ?? '(none)'}`,
+        `X-Management-Token         ${config.managementKey && config.managementKey.id === management?.key_id ? config.managementKey.secret : hidden}`,
         `API                        ${config.publicUrl}`,
         '',
       ].join('\n'),

@@ -69,6 +69,10 @@ export async function findManagementKey(db: Executor, keyId: string): Promise<Ma
   return db.selectFrom('management_keys').selectAll().where('key_id', '=', keyId).executeTakeFirst();
 }
 
+export async function listLiveManagementKeys(db: Executor): Promise<ManagementKeyRow[]> {
+  return db.selectFrom('management_keys').selectAll().where('revoked_at', 'is', null).orderBy('created_at', 'asc').execute();
+}
+
 export async function countLiveManagementKeys(db: Executor): Promise<number> {
   const row = await db
     .selectFrom('management_keys')

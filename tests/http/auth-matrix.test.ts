@@ -142,7 +142,12 @@ describe('authentication matrix', () => {
     assert.equal(refused.body.key, 'forbidden');
 
     // The official client SDK drives the same call; the answer carries CORS headers for the page.
-    const created = await t.clientSdk().createCustomer({ source_id: 'from-the-page', email: 'page@example.com' });
+    // The SDK types the answer as confirmed-or-unconfirmed customer; Punchcard always answers a confirmed one.
+    const created = (await t.clientSdk().createCustomer({ source_id: 'from-the-page', email: 'page@example.com' })) as {
+      id: string;
+      source_id: string;
+      email: string;
+    };
     assert.equal(created.source_id, 'from-the-page');
     assert.equal(created.email, 'page@example.com');
     const raw = await fetch(`${t.url}/client/v1/customers`, {

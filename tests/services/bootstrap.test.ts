@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { randomIds } from '../../src/lib/ids.ts';
 import { secretMatches } from '../../src/lib/secrets.ts';
-import { bootstrap, rotateDefaultProjectKeys } from '../../src/services/projects/bootstrap.ts';
+import { bootstrap, rotateGeneratedKeys } from '../../src/services/projects/bootstrap.ts';
 import { findDefaultProject, toProjectObject } from '../../src/store/projects.ts';
 import { findManagementKey, listLiveApiKeys } from '../../src/store/keys.ts';
 import { TestClock, testConfig } from '../helpers/app.ts';
@@ -70,8 +70,8 @@ describe('first start: pepper, default project and keys', () => {
   test('rotation revokes the default project keys and issues new ones', async () => {
     const boot = await bootstrap({ ...base(), config: generatedConfig });
     const before = await listLiveApiKeys(db.db, boot.defaultProjectId, 'client');
-    const rotated = await rotateDefaultProjectKeys({ ...base(), config: generatedConfig, pepper: boot.pepper });
-    assert.ok(rotated.server && rotated.client);
+    const rotated = await rotateGeneratedKeys({ ...base(), config: generatedConfig, pepper: boot.pepper });
+    assert.ok(rotated.server && rotated.client && rotated.management);
     const after = await listLiveApiKeys(db.db, boot.defaultProjectId, 'client');
     assert.equal(after.length, 1);
     assert.equal(after[0]?.app_id, rotated.client.id);

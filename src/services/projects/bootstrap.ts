@@ -11,6 +11,7 @@ import {
   findManagementKey,
   insertApiKey,
   insertManagementKey,
+  revokeManagementKeys,
   listLiveApiKeys,
   revokeApiKeys,
   setApiKeySecret,
@@ -177,14 +178,22 @@ export async function bootstrap(
   return { pepper, defaultProjectId: projectId, generated };
 }
 
-/** Replaces the default project's generated keys with new ones (keys fixed by the environment stay). */
-export async function rotateDefaultProjectKeys(deps: Deps): Promise<{ server?: KeyPair; client?: KeyPair }> {
+/**
+ * Replaces the generated keys (the default project's and the management key) with new ones; keys fixed
+ * by the environment stay.
+ */
+export async function rotateGeneratedKeys(deps: Deps): Promise<{ management?: KeyPair; server?: KeyPair; client?: KeyPair }> {
   return inTransaction(deps, async (tx) => {
     await lockBootstrap(tx, deps.dialect);
     const project = await findDefaultProject(tx);
     if (!project) throw new Error('no default project yet: run `punchcard start` or `punchcard migrate` first');
     const now = deps.clock.now().toISOString();
-    const out: { server?: KeyPair; client?: KeyPair } = {};
+    const out: { management?: KeyPair; server?: KeyPair; client?: KeyPair } = {};
+    if (!deps.config.managementKey) {
+      await revokeManagementKeys(tx, now);
+      const management = await ensureManagementKey(tx, deps, null);
+      if (management) out.management = management;
+    }
     for (const kind of ['server', 'client'] as const) {
       const fixed = kind === 'server' ? deps.config.defaultProject.serverKey : deps.config.defaultProject.clientKey;
       if (fixed) continue;
