@@ -3,7 +3,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config, type KeyPair } from './config.ts';
 import { Worker } from './jobs/worker.ts';
 import { systemClock } from './lib/clock.ts';
-import { randomIds } from './lib/ids.ts';
+import { sortableIds } from './lib/ids.ts';
 import { bootstrap, loadPepper, rotateGeneratedKeys } from './services/projects/bootstrap.ts';
 import { openDatabase, type DbHandle } from './store/db.ts';
 import { findDefaultProject, toProjectObject } from './store/projects.ts';
@@ -46,9 +46,9 @@ function printSecrets(title: string, pairs: { management?: KeyPair; server?: Key
 async function start(config: Config, serveHttp: boolean): Promise<void> {
   const log = pino({ level: config.logLevel });
   const handle = await openAndMigrate(config);
-  const boot = await bootstrap({ db: handle.db, dialect: handle.dialect, clock: systemClock, ids: randomIds, config });
+  const boot = await bootstrap({ db: handle.db, dialect: handle.dialect, clock: systemClock, ids: sortableIds, config });
   printSecrets('Punchcard created these keys; the secrets are shown only now, store them safely:', boot.generated);
-  const deps = { db: handle.db, dialect: handle.dialect, clock: systemClock, ids: randomIds, config, pepper: boot.pepper };
+  const deps = { db: handle.db, dialect: handle.dialect, clock: systemClock, ids: sortableIds, config, pepper: boot.pepper };
 
   const worker = new Worker(deps, log);
   if (!serveHttp || config.runWorker) worker.start();
@@ -92,7 +92,7 @@ async function keys(config: Config, rotate: boolean): Promise<void> {
   const handle = await openAndMigrate(config);
   try {
     const pepper = await loadPepper(handle.db);
-    const deps = { db: handle.db, dialect: handle.dialect, clock: systemClock, ids: randomIds, config, pepper };
+    const deps = { db: handle.db, dialect: handle.dialect, clock: systemClock, ids: sortableIds, config, pepper };
     if (rotate) {
       const issued = await rotateGeneratedKeys(deps);
       printSecrets('New keys (the old ones no longer work):', issued);

@@ -22,9 +22,27 @@ export interface Ids {
   next(prefix: string): string;
 }
 
-export const randomIds: Ids = {
-  next: (prefix) => `${prefix}_${randomString(20)}`,
-};
+/**
+ * Ids that sort in creation order, as the vendor's do (`vtx_0c9dd3c2e392f78613`): 12 hex digits of
+ * milliseconds, then 8 hex digits that are random for a new millisecond and count up within one. Lists
+ * ordered by `id` (transactions, bin entries) are therefore chronological, and an id cursor is a plain
+ * range condition.
+ */
+export function createSortableIds(now: () => number = Date.now): Ids {
+  let lastMs = -1;
+  let counter = 0;
+  return {
+    next(prefix) {
+      const ms = Math.max(now(), lastMs);
+      if (ms === lastMs) counter = (counter + 1) % 0x1_0000_0000;
+      else counter = randomBytes(4).readUInt32BE(0) & 0x7fff_ffff;
+      lastMs = ms;
+      return `${prefix}_${ms.toString(16).padStart(12, '0')}${counter.toString(16).padStart(8, '0')}`;
+    },
+  };
+}
+
+export const sortableIds: Ids = createSortableIds();
 
 /** Request ids look like the vendor's: `v-` and 18 hex digits. */
 export function newRequestId(): string {

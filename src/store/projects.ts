@@ -145,3 +145,16 @@ export async function lockProjectRow(db: Executor, id: string): Promise<void> {
   if (!isPostgres(db)) return;
   await db.selectFrom('projects').select('id').where('id', '=', id).forUpdate().execute();
 }
+
+// Whether voucher codes are case-sensitive is fixed when a project is created, so it is cached for the
+// life of the process.
+const caseSensitivity = new Map<string, boolean>();
+
+export async function projectCodesAreCaseSensitive(db: Executor, projectId: string): Promise<boolean> {
+  const cached = caseSensitivity.get(projectId);
+  if (cached !== undefined) return cached;
+  const row = await db.selectFrom('projects').select('case_sensitive_codes').where('id', '=', projectId).executeTakeFirst();
+  const value = row ? Boolean(row.case_sensitive_codes) : true;
+  if (row) caseSensitivity.set(projectId, value);
+  return value;
+}

@@ -240,6 +240,168 @@ export interface BinEntriesTable {
   created_at: Timestamp;
 }
 
+export type CampaignType = 'DISCOUNT_COUPONS' | 'PROMOTION' | 'GIFT_VOUCHERS' | 'REFERRAL_PROGRAM' | 'LOYALTY_PROGRAM';
+export type CampaignStatus = 'DONE' | 'IN_PROGRESS' | 'FAILED' | 'DRAFT' | 'MODIFYING';
+
+export interface CampaignsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  campaign_type: CampaignType;
+  type: 'AUTO_UPDATE' | 'STATIC' | 'STANDALONE';
+  auto_join: Bool;
+  join_once: Bool;
+  use_voucher_metadata_schema: Bool;
+  vouchers_count: Counter;
+  start_date: Timestamp | null;
+  expiration_date: Timestamp | null;
+  validity_timeframe: Json | null;
+  validity_day_of_week: Json | null;
+  validity_hours: Json | null;
+  activity_duration_after_publishing: string | null;
+  active: Bool;
+  metadata: Json;
+  category_id: string | null;
+  creation_status: CampaignStatus;
+  vouchers_generation_status: CampaignStatus;
+  protected: Bool;
+  /** The `voucher` template new vouchers of the campaign are made from. */
+  voucher_template: Json | null;
+  referral_program: Json | null;
+  loyalty_tiers_expiration: Json | null;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+  binned_at: Timestamp | null;
+}
+
+export type VoucherType = 'DISCOUNT_VOUCHER' | 'GIFT_VOUCHER' | 'LOYALTY_CARD';
+
+export interface VouchersTable {
+  id: string;
+  project_id: string;
+  code: string;
+  code_key: string;
+  campaign_id: string | null;
+  category_id: string | null;
+  type: VoucherType;
+  discount: Json | null;
+  gift_amount: number | null;
+  gift_subtracted_amount: Counter;
+  gift_balance: Counter;
+  gift_effect: string | null;
+  loyalty_points: Counter;
+  loyalty_balance: Counter;
+  loyalty_expired_points: Counter;
+  loyalty_subtracted_points: Counter;
+  loyalty_pending_points: Counter;
+  start_date: Timestamp | null;
+  expiration_date: Timestamp | null;
+  validity_timeframe: Json | null;
+  validity_day_of_week: Json | null;
+  validity_hours: Json | null;
+  active: Bool;
+  additional_info: string | null;
+  metadata: Json;
+  is_referral_code: Bool;
+  holder_id: string | null;
+  referrer_id: string | null;
+  redemption_quantity: number | null;
+  redeemed_quantity: Counter;
+  redeemed_amount: Counter;
+  redeemed_points: Counter;
+  publish_count: Counter;
+  published_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+  binned_at: Timestamp | null;
+}
+
+export interface VoucherTransactionsTable {
+  id: string;
+  project_id: string;
+  voucher_id: string;
+  campaign_id: string | null;
+  type: string;
+  source_id: string | null;
+  source: string | null;
+  reason: string | null;
+  /** Signed change: points for loyalty cards, minor units for gift cards. */
+  amount: number;
+  balance_after: number;
+  total_after: number;
+  operation_type: 'MANUAL' | 'AUTOMATIC';
+  details: Json;
+  bucket_moves: Json | null;
+  related_transaction_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface LoyaltyBucketsTable {
+  id: string;
+  project_id: string;
+  voucher_id: string;
+  campaign_id: string | null;
+  points: number;
+  initial_points: number;
+  expires_at: string | null;
+  status: 'ACTIVE' | 'EXPIRED';
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+export interface PublicationsTable {
+  id: string;
+  project_id: string;
+  voucher_id: string;
+  campaign_id: string | null;
+  customer_id: string;
+  channel: string | null;
+  source_id: string | null;
+  tracking_id: string | null;
+  metadata: Json;
+  result: 'SUCCESS' | 'FAILURE';
+  created_at: Timestamp;
+}
+
+export interface RedemptionsTable {
+  id: string;
+  project_id: string;
+  object: 'redemption' | 'redemption_rollback';
+  result: 'SUCCESS' | 'FAILURE';
+  status: 'SUCCEEDED' | 'FAILED' | 'ROLLED_BACK';
+  failure_code: string | null;
+  failure_message: string | null;
+  reason: string | null;
+  customer_id: string | null;
+  tracking_id: string | null;
+  metadata: Json;
+  amount: number | null;
+  parent_id: string | null;
+  related_object_type: string;
+  related_object_id: string;
+  related_object_parent_id: string | null;
+  voucher_id: string | null;
+  voucher_code: string | null;
+  promotion_tier_id: string | null;
+  campaign_id: string | null;
+  campaign_name: string | null;
+  order_id: string | null;
+  session_key: string | null;
+  rollback_of: string | null;
+  rolled_back_by: string | null;
+  order_snapshot: Json | null;
+  channel: Json;
+  customer_snapshot: Json | null;
+  voucher_snapshot: Json | null;
+  promotion_tier_snapshot: Json | null;
+  reward_snapshot: Json | null;
+  gift: Json | null;
+  loyalty_card: Json | null;
+  effects: Json | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
   settings: SettingsTable;
   management_keys: ManagementKeysTable;
@@ -255,4 +417,10 @@ export interface Database {
   products: ProductsTable;
   skus: SkusTable;
   bin_entries: BinEntriesTable;
+  campaigns: CampaignsTable;
+  vouchers: VouchersTable;
+  voucher_transactions: VoucherTransactionsTable;
+  loyalty_buckets: LoyaltyBucketsTable;
+  publications: PublicationsTable;
+  redemptions: RedemptionsTable;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { randomIds } from '../../src/lib/ids.ts';
+import { sortableIds } from '../../src/lib/ids.ts';
 import { secretMatches } from '../../src/lib/secrets.ts';
 import { bootstrap, rotateGeneratedKeys } from '../../src/services/projects/bootstrap.ts';
 import { findDefaultProject, toProjectObject } from '../../src/store/projects.ts';
@@ -16,7 +16,7 @@ describe('first start: pepper, default project and keys', () => {
   });
   after(async () => db.close());
 
-  const base = () => ({ db: db.db, dialect: db.dialect, clock, ids: randomIds });
+  const base = () => ({ db: db.db, dialect: db.dialect, clock, ids: sortableIds });
   const generatedConfig = testConfig({
     defaultProject: { serverKey: null, clientKey: null, clientOrigins: null },
     managementKey: null,

@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createSortableIds } from '../../src/lib/ids.ts';
+
+describe('sortable ids', () => {
+  test('carry the prefix and 20 hex digits', () => {
+    const ids = createSortableIds(() => 1_700_000_000_000);
+    assert.match(ids.next('cust'), /^cust_[0-9a-f]{20}$/);
+  });
+
+  test('sort in creation order, within one millisecond and across them, even if the clock steps back', () => {
+    let now = 1_700_000_000_000;
+    const ids = createSortableIds(() => now);
+    const made: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      made.push(ids.next('x'));
+      if (i % 7 === 0) now += 1;
+      if (i === 30) now -= 5;
+    }
+    assert.deepEqual([...made].sort(), made);
+    assert.equal(new Set(made).size, made.length);
+  });
+});
