@@ -18,7 +18,7 @@ import { installIdempotency } from './http/plugins/idempotency.ts';
 import { installMetrics } from './http/plugins/metrics.ts';
 import { installOpenApi } from './http/plugins/openapi.ts';
 import { installRateLimits } from './http/plugins/rate-limit.ts';
-import { installValidators } from './http/plugins/validation.ts';
+import { installNulGuard, installValidators } from './http/plugins/validation.ts';
 import { registerRoutes } from './http/routes/index.ts';
 
 export interface AppOptions {
@@ -68,6 +68,7 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
   // Response schemas document the API; they must never drop members, so responses are plain JSON.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installValidators(app);
+  installNulGuard(app);
   installErrorHandling(app);
   installBodyParsers(app);
 

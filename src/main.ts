@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config, type KeyPair } from './config.ts';
-import { Worker } from './jobs/worker.ts';
+import { createWorker } from './jobs/registry.ts';
 import { systemClock } from './lib/clock.ts';
 import { sortableIds } from './lib/ids.ts';
 import { bootstrap, loadPepper, rotateGeneratedKeys } from './services/projects/bootstrap.ts';
@@ -50,7 +50,7 @@ async function start(config: Config, serveHttp: boolean): Promise<void> {
   printSecrets('Punchcard created these keys; the secrets are shown only now, store them safely:', boot.generated);
   const deps = { db: handle.db, dialect: handle.dialect, clock: systemClock, ids: sortableIds, config, pepper: boot.pepper };
 
-  const worker = new Worker(deps, log);
+  const worker = createWorker(deps, log);
   if (!serveHttp || config.runWorker) worker.start();
 
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;

@@ -18,6 +18,9 @@ export interface JobContext {
 
 export type JobHandler = (job: Job, ctx: JobContext) => Promise<unknown>;
 
+/** Runs once when a job has failed for good, e.g. to mark what it was building as FAILED. */
+export type JobFailureHandler = (job: Job, ctx: JobContext, error: unknown) => Promise<void>;
+
 /** A handler error that must not be retried (bad input); the job fails at once. */
 export class PermanentJobError extends Error {}
 
@@ -33,6 +36,7 @@ export class Worker {
   readonly #deps: Deps;
   readonly #log: FastifyBaseLogger;
   readonly #handlers = new Map<string, JobHandler>();
+  readonly #failureHandlers = new Map<string, JobFailureHandler>();
   #running = false;
   #loop: Promise<void> | null = null;
   #wake: (() => void) | null = null;
@@ -43,8 +47,9 @@ export class Worker {
     this.#log = log;
   }
 
-  register(kind: string, handler: JobHandler): this {
+  register(kind: string, handler: JobHandler, onFailed?: JobFailureHandler): this {
     this.#handlers.set(kind, handler);
+    if (onFailed) this.#failureHandlers.set(kind, onFailed);
     return this;
   }
 
@@ -100,7 +105,11 @@ export class Worker {
       const at = this.#deps.clock.now();
       if (error instanceof PermanentJobError || job.attempts >= MAX_ATTEMPTS) {
         ctx.log.error({ err: error }, 'job failed');
-        await finishJob(this.#deps.db, job.id, this.id, { status: 'FAILED', result: null, error: message, now: at.toISOString() });
+        await finishJob(this.#deps.db, job.id, this.id, { status: 'FAILED', result: job.result, error: message, now: at.toISOString() });
+        const onFailed = this.#failureHandlers.get(job.kind);
+        if (onFailed) {
+          await onFailed(job, ctx, error).catch((failure: unknown) => ctx.log.error({ err: failure }, 'job failure handler failed'));
+        }
       } else {
         const delayMs = 1000 * 2 ** job.attempts;
         ctx.log.warn({ err: error, retry_in_ms: delayMs }, 'job attempt failed; will retry');

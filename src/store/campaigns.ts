@@ -115,3 +115,9 @@ export async function deleteCampaignRow(db: Executor, projectId: string, id: str
   const result = await db.deleteFrom('campaigns').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
 }
+
+export async function findCampaignsByIds(db: Executor, projectId: string, ids: readonly string[]): Promise<Map<string, CampaignRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('campaigns').selectAll().where('project_id', '=', projectId).where('id', 'in', [...new Set(ids)]).execute();
+  return new Map(rows.map((r) => [r.id, r]));
+}

@@ -33,6 +33,16 @@ export async function findCategory(db: Executor, projectId: string, id: string):
   return db.selectFrom('categories').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
 }
 
+export async function findCategoryByName(db: Executor, projectId: string, name: string): Promise<CategoryRow | undefined> {
+  return db.selectFrom('categories').selectAll().where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst();
+}
+
+export async function findCategoriesByIds(db: Executor, projectId: string, ids: readonly string[]): Promise<Map<string, CategoryRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('categories').selectAll().where('project_id', '=', projectId).where('id', 'in', [...new Set(ids)]).execute();
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
 export async function updateCategory(db: Executor, projectId: string, id: string, patch: Updateable<CategoriesTable>): Promise<boolean> {
   const result = await db
     .updateTable('categories')

@@ -11,6 +11,8 @@ export interface Job<P = unknown> {
   kind: string;
   status: JobStatus;
   payload: P;
+  /** What earlier attempts recorded (see recordJobProgress), so a resumed job continues where it stopped. */
+  result: unknown;
   attempts: number;
   requestId: string | null;
   createdAt: string;
@@ -23,6 +25,7 @@ export function toJob<P>(row: JobRow): Job<P> {
     kind: row.kind,
     status: row.status,
     payload: fromJson<P>(row.payload, {} as P),
+    result: fromJson<unknown>(row.result, null),
     attempts: row.attempts,
     requestId: row.request_id,
     createdAt: row.created_at,
@@ -142,4 +145,41 @@ export async function retryJobLater(db: Executor, id: string, workerId: string, 
 
 export async function findJob(db: Executor, projectId: string, id: string): Promise<JobRow | undefined> {
   return db.selectFrom('jobs').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Records an async action that already ran inside the request (small work done at once, same wire shape). */
+export async function insertFinishedJob(db: Executor, job: NewJob & { result: unknown }): Promise<void> {
+  await db
+    .insertInto('jobs')
+    .values({
+      id: job.id,
+      project_id: job.projectId,
+      kind: job.kind,
+      status: 'DONE',
+      payload: toJson(job.payload),
+      result: toJson(job.result),
+      progress: 100,
+      attempts: 1,
+      run_at: job.now,
+      locked_by: null,
+      locked_until: null,
+      error: null,
+      request_id: job.requestId,
+      created_at: job.now,
+      updated_at: job.now,
+      finished_at: job.now,
+    })
+    .execute();
+}
+
+/** Stores a running job's partial result inside the transaction that did that part of the work. */
+export async function recordJobProgress(db: Executor, id: string, result: unknown, progress: number, at: string): Promise<void> {
+  await db.updateTable('jobs').set({ result: toJson(result), progress, updated_at: at }).where('id', '=', id).execute();
+}
+
+/** A project's jobs newest first, created before `before` (the async-actions paging window). */
+export async function listProjectJobs(db: Executor, projectId: string, limit: number, before: string | null): Promise<JobRow[]> {
+  let query = db.selectFrom('jobs').selectAll().where('project_id', '=', projectId);
+  if (before !== null) query = query.where('created_at', '<', before);
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }

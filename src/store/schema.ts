@@ -402,6 +402,131 @@ export interface RedemptionsTable {
   created_at: Timestamp;
 }
 
+/** Orders (promotions reference 7). Amounts are integer minor units as calculated by src/domain/orders. */
+export interface OrdersTable {
+  id: string;
+  project_id: string;
+  source_id: string | null;
+  status: 'CREATED' | 'PAID' | 'CANCELED' | 'FULFILLED';
+  amount: number;
+  initial_amount: number;
+  discount_amount: number;
+  items_discount_amount: number;
+  total_discount_amount: number;
+  total_amount: number;
+  /** The order lines (src/domain/orders/order-math.ts OrderLine[]). */
+  items: Json;
+  metadata: Json;
+  customer_id: string | null;
+  referrer_id: string | null;
+  /** Redemption id → entry, written by the redemption engine; `{}` until then. */
+  redemptions: Json;
+  /** When the order first became PAID; order-paid effects run only for the update that sets it. */
+  paid_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+// ---- validation rules, segments, product collections (migration 0003) ----
+
+export interface ValidationRulesTable {
+  id: string;
+  project_id: string;
+  name: string;
+  /** The normalised rule set (src/domain/rules/definition.ts RuleSet). */
+  rules: Json;
+  error: Json | null;
+  applicable_to: Json;
+  type: string;
+  context_type: string;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+/** An object a rule refers to (`products_collection`, `segment`), for in-use checks by index. */
+export interface ValidationRuleReferencesTable {
+  project_id: string;
+  rule_id: string;
+  object_type: string;
+  object_id: string;
+}
+
+export interface ValidationRuleAssignmentsTable {
+  id: string;
+  project_id: string;
+  rule_id: string;
+  related_object_type: string;
+  related_object_id: string;
+  created_at: Timestamp;
+}
+
+export interface SegmentsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  type: 'static' | 'auto-update';
+  /** The normalised customer filter of an auto-update segment. */
+  filter: Json | null;
+  initial_sync_status: 'IN_PROGRESS' | 'DONE';
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+export interface SegmentMembersTable {
+  project_id: string;
+  segment_id: string;
+  customer_id: string;
+  created_at: Timestamp;
+}
+
+export interface ProductCollectionsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  type: 'STATIC' | 'AUTO_UPDATE';
+  filter: Json | null;
+  products: Json | null;
+  created_at: Timestamp;
+}
+
+export interface ProductCollectionItemsTable {
+  project_id: string;
+  collection_id: string;
+  item_type: 'product' | 'sku';
+  item_id: string;
+  /** The product itself, or the parent product of a SKU. */
+  product_id: string;
+  item_created_at: Timestamp;
+}
+
+// ---- vouchers, publications, referral programs (migration 0006) ----
+
+export type HolderRole = 'OWNER' | 'REFERRER' | 'REFEREE';
+
+export interface RedeemableHoldersTable {
+  id: string;
+  project_id: string;
+  voucher_id: string;
+  campaign_id: string | null;
+  customer_id: string;
+  holder_role: HolderRole;
+  metadata: Json;
+  created_at: Timestamp;
+}
+
+/** A referred customer: the conversion (redemption or custom event) that made them a referee of a program. */
+export interface ReferralsTable {
+  id: string;
+  project_id: string;
+  campaign_id: string;
+  voucher_id: string;
+  referrer_id: string;
+  customer_id: string;
+  related_object_type: string;
+  related_object_id: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
   settings: SettingsTable;
   management_keys: ManagementKeysTable;
@@ -417,10 +542,20 @@ export interface Database {
   products: ProductsTable;
   skus: SkusTable;
   bin_entries: BinEntriesTable;
+  orders: OrdersTable;
   campaigns: CampaignsTable;
   vouchers: VouchersTable;
   voucher_transactions: VoucherTransactionsTable;
   loyalty_buckets: LoyaltyBucketsTable;
   publications: PublicationsTable;
   redemptions: RedemptionsTable;
+  validation_rules: ValidationRulesTable;
+  validation_rule_references: ValidationRuleReferencesTable;
+  validation_rule_assignments: ValidationRuleAssignmentsTable;
+  segments: SegmentsTable;
+  segment_members: SegmentMembersTable;
+  product_collections: ProductCollectionsTable;
+  product_collection_items: ProductCollectionItemsTable;
+  redeemable_holders: RedeemableHoldersTable;
+  referrals: ReferralsTable;
 }

@@ -1,4 +1,4 @@
-import { type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from './db.ts';
 import { projectCodesAreCaseSensitive } from './projects.ts';
 import type { VouchersTable } from './schema.ts';
@@ -80,4 +80,51 @@ export async function codesInUse(db: Executor, projectId: string, keys: readonly
     .where('binned_at', 'is', null)
     .execute();
   return new Set(rows.map((r) => r.code_key));
+}
+
+/** Applies a campaign's template change to its vouchers that are neither published nor redeemed yet. */
+export async function updateUnusedVouchers(db: Executor, projectId: string, campaignId: string, patch: Updateable<VouchersTable>): Promise<number> {
+  const result = await db
+    .updateTable('vouchers')
+    .set(patch)
+    .where('project_id', '=', projectId)
+    .where('campaign_id', '=', campaignId)
+    .where('binned_at', 'is', null)
+    .where('holder_id', 'is', null)
+    .where('redeemed_quantity', '=', 0)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Bins up to `limit` live vouchers of a campaign (their codes become free); answers how many. */
+export async function binCampaignVouchers(db: Executor, projectId: string, campaignId: string, limit: number, at: string): Promise<number> {
+  const batch = db
+    .selectFrom('vouchers')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('campaign_id', '=', campaignId)
+    .where('binned_at', 'is', null)
+    .limit(limit);
+  const result = await db.updateTable('vouchers').set({ binned_at: at }).where('id', 'in', batch).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Deletes up to `limit` vouchers of a campaign, live or binned, with their points buckets and balance
+ * transactions; answers how many vouchers went. Redemption records stay as history.
+ */
+export async function purgeCampaignVouchers(db: Executor, projectId: string, campaignId: string, limit: number): Promise<number> {
+  const rows = await db
+    .selectFrom('vouchers')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('campaign_id', '=', campaignId)
+    .limit(limit)
+    .execute();
+  const ids = rows.map((r) => r.id);
+  if (ids.length === 0) return 0;
+  await db.deleteFrom('loyalty_buckets').where('project_id', '=', projectId).where('voucher_id', 'in', ids).execute();
+  await db.deleteFrom('voucher_transactions').where('project_id', '=', projectId).where('voucher_id', 'in', ids).execute();
+  const result = await db.deleteFrom('vouchers').where('project_id', '=', projectId).where('id', 'in', ids).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import sdk from '@voucherify/sdk';
 import { buildApp, type TypedApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
-import { Worker } from '../../src/jobs/worker.ts';
+import { createWorker } from '../../src/jobs/registry.ts';
+import type { Worker } from '../../src/jobs/worker.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { sortableIds } from '../../src/lib/ids.ts';
 import type { Deps } from '../../src/services/context.ts';
@@ -92,7 +93,7 @@ export async function startTestApp(options: { config?: Partial<Config>; clockSta
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   deps.config.publicUrl = url;
-  const worker = new Worker(deps, app.log);
+  const worker = createWorker(deps, app.log);
 
   const serverHeaders = (keys?: KeyPairOut) => ({
     'X-App-Id': keys?.app_id ?? TEST_KEYS.server.id,

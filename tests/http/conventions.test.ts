@@ -172,6 +172,19 @@ describe('HTTP conventions', () => {
     assert.equal((await call()).status, 200);
   });
 
+  test('NUL characters in paths, queries and bodies are 400, never a database error', async () => {
+    const inPath = await t.request('GET', '/v1/customers/%00abc');
+    assert.equal(inPath.status, 400);
+    assert.equal(inPath.body.key, 'invalid_query_params');
+    const inQuery = await t.request('GET', '/v1/customers?email=a%00b');
+    assert.equal(inQuery.status, 400);
+    const inBody = await t.request('POST', '/v1/customers', { json: { source_id: 'nul\u0000id' } });
+    assert.equal(inBody.status, 400);
+    assert.equal(inBody.body.key, 'invalid_payload');
+    const nested = await t.request('POST', '/v1/customers', { json: { source_id: 'ok-nul', metadata: { deep: ['x\u0000'] } } });
+    assert.equal(nested.status, 400);
+  });
+
   test('client-side preflight is answered for browsers', async () => {
     const res = await fetch(`${t.url}/client/v1/customers`, {
       method: 'OPTIONS',

@@ -143,7 +143,7 @@ describe('trash bin', () => {
     const entry = (await list(`filters[resource_id][conditions][$is]=${ids.p2}`)).body.data[0];
     assert.ok(entry);
     assert.deepEqual(await resources(`filters[id][conditions][$is]=${entry.id}`), [ids.p2]);
-    assert.deepEqual(await resources(`filters[id][conditions][$contains]=${entry.id.slice(4, 12)}`), [ids.p2]);
+    assert.deepEqual(await resources(`filters[id][conditions][$contains]=${entry.id.slice(-8)}`), [ids.p2]);
 
     const both = 'filters[resource_type][conditions][$is]=product&filters[resource_name][conditions][$starts_with]=B';
     assert.deepEqual(await resources(both), [ids.p2], 'conditions combine with and by default');

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchema } from 'fastify';
+import { domainError } from '../../domain/errors.ts';
 
 // Two validators: bodies are checked exactly as sent (a string is never silently turned into a number),
 // while query strings, path parameters and headers arrive as text and are coerced to their declared types.
@@ -82,4 +83,24 @@ export function describeValidationError(errors: readonly ErrorObject[], part: st
     default:
       return `${where(first.instancePath)} ${first.message ?? 'is invalid'}`;
   }
+}
+
+function containsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (depth > 64 || value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some((v) => containsNul(v, depth + 1));
+  return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v, depth + 1));
+}
+
+/**
+ * Text with NUL characters is refused before it reaches a handler: PostgreSQL cannot store it in a text
+ * column (it would surface as a 500), and no identifier or name of ours may contain one.
+ */
+export function installNulGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    if (containsNul(request.params) || containsNul(request.query)) {
+      throw domainError('invalid_query_params', { details: 'The path and query must not contain NUL characters' });
+    }
+    if (containsNul(request.body)) throw domainError('invalid_payload', { details: 'The body must not contain NUL characters' });
+  });
 }

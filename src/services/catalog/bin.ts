@@ -1,5 +1,7 @@
 import { errors } from '../../domain/errors.ts';
 import type { BinFiltersInput, BinListInput } from '../../http/schemas/bin.ts';
+import { findCampaignInAnyState } from '../../store/campaigns.ts';
+import { purgeBinnedCampaign } from '../campaigns/campaigns.ts';
 import * as binStore from '../../store/bin.ts';
 import type { BinCondition, BinEntryObject, BinField } from '../../store/bin.ts';
 import { appendEvents } from '../../store/events.ts';
@@ -88,11 +90,26 @@ export async function deleteBinEntry(deps: Deps, actor: Actor, entryId: string):
         }
         break;
       }
-      case 'campaign':
+      case 'campaign': {
+        const row = await findCampaignInAnyState(tx, actor.projectId, entry.resource_id);
+        await binStore.deleteBinEntry(tx, actor.projectId, entry.id);
+        if (row) {
+          const asyncActionId = await purgeBinnedCampaign(tx, deps, actor, row.id);
+          await appendEvents(tx, [
+            makeEvent(deps, actor, {
+              type: 'campaign.deleted',
+              entityId: row.id,
+              campaign: { id: row.id, type: row.campaign_type, name: row.name },
+              data: { campaign: { id: row.id, name: row.name, object: 'campaign' }, ...origin, async_action_id: asyncActionId },
+            }),
+          ]);
+        }
+        break;
+      }
       case 'voucher':
-        // Campaigns and vouchers are binned by their own area, which purges them; until it exists no
+        // Vouchers are binned one by one by the vouchers area, which purges them; until it exists no
         // such entry can be written, so meeting one means the data was edited by hand.
-        throw new Error(`bin entry ${entry.id} holds a ${entry.resource_type}, which the catalog cannot purge`);
+        throw new Error(`bin entry ${entry.id} holds a voucher, which cannot be purged yet`);
     }
   });
 }

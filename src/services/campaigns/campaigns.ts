@@ -1,0 +1,457 @@
+import type {
+  AddVouchersInput,
+  CreateCampaignInput,
+  ListCampaignsInput,
+  UpdateCampaignInput,
+} from '../../http/schemas/campaigns.ts';
+import { discountProblem, giftProblem, loyaltyCardProblem, normalizeDiscount } from '../../domain/discounts/discount.ts';
+import { businessError, errors } from '../../domain/errors.ts';
+import { checkFormula } from '../../domain/formulas/check.ts';
+import { insertBinEntry } from '../../store/bin.ts';
+import * as store from '../../store/campaigns.ts';
+import { findCategory, findCategoryByName } from '../../store/categories.ts';
+import type { Executor, Tx } from '../../store/db.ts';
+import { appendEvents } from '../../store/events.ts';
+import { enqueueJob, insertFinishedJob } from '../../store/jobs.ts';
+import { fromJson, toJson } from '../../store/json.ts';
+import { findProject } from '../../store/projects.ts';
+import type { CampaignType, VouchersTable } from '../../store/schema.ts';
+import type { Updateable } from 'kysely';
+import { isUniqueViolation } from '../../store/sql-errors.ts';
+import { codeKey, findLiveVoucherById, insertVouchersSkippingTakenCodes, updateUnusedVouchers } from '../../store/vouchers.ts';
+import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { renderVouchers, type VoucherObject } from '../vouchers/render.ts';
+import { checkDuration, checkValidity, inferCampaignType, voucherTemplateFor, type VoucherTemplate } from './campaign-input.ts';
+import { renderCampaign, renderCampaigns, type CampaignObject } from './render.ts';
+import { generateVouchers, SYNC_GENERATION_LIMIT, voucherRow, type VoucherOverrides } from './voucher-generation.ts';
+
+// Campaigns of every type: create (with code generation), read by id or name, list, update, delete (as
+// an async action), enable/disable, and adding vouchers. Loyalty endpoints reuse these with the type
+// fixed to LOYALTY_PROGRAM.
+
+export const GENERATE_JOB = 'CAMPAIGN.VOUCHERS_GENERATE';
+export const DELETE_JOB = 'CAMPAIGN.VOUCHERS_DELETE';
+
+export interface GenerateJobPayload {
+  campaign_id: string;
+  count: number;
+  overrides: VoucherOverrides;
+}
+
+export interface DeleteJobPayload {
+  campaign_id: string;
+  force: boolean;
+}
+
+async function resolveCategoryId(
+  tx: Executor,
+  projectId: string,
+  input: { category?: string | null | undefined; category_id?: string | null | undefined },
+): Promise<string | null | undefined> {
+  if (input.category_id !== undefined && input.category_id !== null) {
+    const found = await findCategory(tx, projectId, input.category_id);
+    if (!found) throw errors.notFound('category', input.category_id);
+    return found.id;
+  }
+  if (input.category !== undefined && input.category !== null) {
+    const found = await findCategoryByName(tx, projectId, input.category);
+    if (!found) throw errors.notFound('category', input.category);
+    return found.id;
+  }
+  if (input.category_id === null || input.category === null) return null;
+  return undefined;
+}
+
+function campaignEvent(deps: Deps, actor: Actor, type: string, campaign: CampaignObject, extra: Record<string, unknown> = {}) {
+  return makeEvent(deps, actor, {
+    type,
+    entityId: campaign.id,
+    campaign: { id: campaign.id, type: campaign.campaign_type, name: campaign.name },
+    data: { campaign, ...extra },
+  });
+}
+
+export function templateOf(row: store.CampaignRow): VoucherTemplate | null {
+  return fromJson<VoucherTemplate | null>(row.voucher_template, null);
+}
+
+async function liveCampaign(tx: Executor, actor: Actor, idOrName: string, onlyType?: CampaignType): Promise<store.CampaignRow> {
+  const row = await store.findLiveCampaign(tx, actor.projectId, idOrName);
+  if (!row || (onlyType && row.campaign_type !== onlyType)) throw errors.notFound('campaign', idOrName);
+  return row;
+}
+
+export interface CreateOptions {
+  /** Set by `/v1/loyalties`: the type is fixed. */
+  campaignType?: CampaignType;
+}
+
+/** `POST /v1/campaigns` and `POST /v1/loyalties`. */
+export async function createCampaign(deps: Deps, actor: Actor, input: CreateCampaignInput, options: CreateOptions = {}): Promise<CampaignObject> {
+  const campaignType = inferCampaignType(input, options.campaignType);
+  checkValidity(input, '');
+  checkDuration(input.activity_duration_after_publishing, 'activity_duration_after_publishing');
+  if (campaignType === 'REFERRAL_PROGRAM' && !input.voucher?.discount) {
+    throw businessError('invalid_campaign', 'Invalid campaign', { details: "Property 'discount' is required for REFERRAL_PROGRAM campaign" });
+  }
+  const count = input.vouchers_count ?? 0;
+  if (campaignType === 'PROMOTION' && count > 0) {
+    throw businessError('invalid_campaign', 'Invalid campaign', { details: 'PROMOTION campaigns have no vouchers; vouchers_count must be 0' });
+  }
+  const now = deps.clock.now().toISOString();
+  try {
+    return await inTransaction(deps, async (tx) => {
+      const project = await findProject(tx, actor.projectId);
+      const projectCharset = fromJson<{ charset?: string | null } | null>(project?.default_code_config, null)?.charset ?? null;
+      const template = voucherTemplateFor(campaignType, input.voucher, projectCharset);
+      const categoryId = (await resolveCategoryId(tx, actor.projectId, input)) ?? null;
+      const async = count > SYNC_GENERATION_LIMIT;
+      const id = deps.ids.next('camp');
+      await store.insertCampaign(tx, {
+        id,
+        project_id: actor.projectId,
+        name: input.name,
+        description: input.description ?? null,
+        campaign_type: campaignType,
+        type: input.type ?? (campaignType === 'PROMOTION' ? 'STATIC' : 'AUTO_UPDATE'),
+        auto_join: campaignType === 'LOYALTY_PROGRAM' ? (input.auto_join ?? false) : false,
+        // Loyalty members hold one card per program whatever was asked; standalone vouchers are never "joined".
+        join_once: campaignType === 'LOYALTY_PROGRAM' ? true : input.type === 'STANDALONE' ? false : (input.join_once ?? false),
+        use_voucher_metadata_schema: input.use_voucher_metadata_schema ?? false,
+        vouchers_count: 0,
+        start_date: input.start_date ?? null,
+        expiration_date: input.expiration_date ?? null,
+        validity_timeframe: input.validity_timeframe ? toJson(input.validity_timeframe) : null,
+        validity_day_of_week: input.validity_day_of_week ? toJson(input.validity_day_of_week) : null,
+        validity_hours: input.validity_hours ? toJson(input.validity_hours) : null,
+        activity_duration_after_publishing: input.activity_duration_after_publishing ?? null,
+        active: true,
+        metadata: toJson(input.metadata ?? {}),
+        category_id: categoryId,
+        creation_status: async ? 'IN_PROGRESS' : 'DONE',
+        vouchers_generation_status: async ? 'IN_PROGRESS' : 'DONE',
+        protected: false,
+        voucher_template: template ? toJson(template) : null,
+        referral_program: input.referral_program ? toJson(input.referral_program) : null,
+        loyalty_tiers_expiration: input.loyalty_tiers_expiration ? toJson(input.loyalty_tiers_expiration) : null,
+        created_at: now,
+        updated_at: null,
+        binned_at: null,
+      });
+      if (template && count > 0 && !async) {
+        const codes = await generateVouchers(tx, deps, { projectId: actor.projectId, campaignId: id, campaignCategoryId: categoryId, template, overrides: {} }, count);
+        await store.addToVouchersCount(tx, actor.projectId, id, codes.length);
+      }
+      const row = await store.findLiveCampaignById(tx, actor.projectId, id);
+      if (!row) throw new Error('campaign vanished inside its own transaction');
+      const campaign = await renderCampaign(tx, actor.projectId, row);
+      const events = [campaignEvent(deps, actor, 'campaign.created', campaign, { created_at: now })];
+      if (template && count > 0 && async) {
+        const jobId = deps.ids.next('aa');
+        const payload: GenerateJobPayload = { campaign_id: id, count, overrides: {} };
+        await enqueueJob(tx, { id: jobId, projectId: actor.projectId, kind: GENERATE_JOB, payload, requestId: actor.requestId, now });
+        events.push(campaignEvent(deps, actor, 'campaign.vouchers.generation.started', campaign, { count, async_action_id: jobId }));
+      }
+      await appendEvents(tx, events);
+      return campaign;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw errors.duplicate('campaign', 'name', input.name);
+    throw error;
+  }
+}
+
+export async function getCampaign(deps: Deps, actor: Actor, idOrName: string, onlyType?: CampaignType): Promise<CampaignObject> {
+  const row = await liveCampaign(deps.db, actor, idOrName, onlyType);
+  return renderCampaign(deps.db, actor.projectId, row);
+}
+
+export interface CampaignList {
+  object: 'list';
+  data_ref: 'campaigns';
+  campaigns: CampaignObject[];
+  total: number;
+}
+
+export async function listCampaigns(deps: Deps, actor: Actor, query: ListCampaignsInput, onlyType?: CampaignType): Promise<CampaignList> {
+  const limit = query.limit ?? 10;
+  const page = query.page ?? 1;
+  if (onlyType && query.campaign_type && query.campaign_type !== onlyType) {
+    return { object: 'list', data_ref: 'campaigns', campaigns: [], total: 0 };
+  }
+  const types = onlyType ? [onlyType] : query.campaign_type ? [query.campaign_type] : undefined;
+  const { rows, total } = await store.listLiveCampaigns(deps.db, {
+    projectId: actor.projectId,
+    limit,
+    offset: (page - 1) * limit,
+    order: query.order ?? '-created_at',
+    ...(types ? { campaignTypes: types } : {}),
+    ...(query.campaign_status ? { status: query.campaign_status } : {}),
+    ...(query.is_referral_code !== undefined ? { isReferralCode: query.is_referral_code } : {}),
+  });
+  return { object: 'list', data_ref: 'campaigns', campaigns: await renderCampaigns(deps.db, actor.projectId, rows), total };
+}
+
+/** Fields of a voucher that follow the campaign while the voucher is unused and unpublished. */
+function cascadePatch(input: UpdateCampaignInput, template: VoucherTemplate | null): Updateable<VouchersTable> {
+  const patch: Updateable<VouchersTable> = {};
+  if (input.discount !== undefined && template?.discount) patch.discount = toJson(template.discount);
+  if (input.start_date !== undefined) patch.start_date = input.start_date;
+  if (input.expiration_date !== undefined) patch.expiration_date = input.expiration_date;
+  if (input.validity_timeframe !== undefined) patch.validity_timeframe = input.validity_timeframe ? toJson(input.validity_timeframe) : null;
+  if (input.validity_day_of_week !== undefined) patch.validity_day_of_week = input.validity_day_of_week ? toJson(input.validity_day_of_week) : null;
+  if (input.validity_hours !== undefined) patch.validity_hours = input.validity_hours ? toJson(input.validity_hours) : null;
+  return patch;
+}
+
+/**
+ * `PUT /v1/campaigns/{id}`: only the members sent change; members that do not apply to the campaign's type
+ * are refused. Template changes (discount, validity) also reach the campaign's vouchers that were neither
+ * published nor redeemed, in one statement.
+ */
+export async function updateCampaign(
+  deps: Deps,
+  actor: Actor,
+  idOrName: string,
+  input: UpdateCampaignInput,
+  onlyType?: CampaignType,
+): Promise<CampaignObject> {
+  checkDuration(input.activity_duration_after_publishing, 'activity_duration_after_publishing');
+  return inTransaction(deps, async (tx) => {
+    const row = await liveCampaign(tx, actor, idOrName, onlyType);
+    if (row.protected) {
+      throw businessError('resource_protected', 'Resource is protected', {
+        details: `Resource campaign with id ${row.id} is protected and cannot be modified`,
+        resourceId: row.id,
+        resourceType: 'campaign',
+      });
+    }
+    const merged = {
+      start_date: input.start_date !== undefined ? input.start_date : row.start_date,
+      expiration_date: input.expiration_date !== undefined ? input.expiration_date : row.expiration_date,
+      validity_timeframe: input.validity_timeframe !== undefined ? input.validity_timeframe : fromJson(row.validity_timeframe, null),
+      validity_day_of_week: input.validity_day_of_week !== undefined ? input.validity_day_of_week : fromJson(row.validity_day_of_week, null),
+      validity_hours: input.validity_hours !== undefined ? input.validity_hours : fromJson(row.validity_hours, null),
+    };
+    checkValidity(merged, '');
+    let template = templateOf(row);
+    if (input.discount !== undefined) {
+      if (template?.type !== 'DISCOUNT_VOUCHER') throw businessError('invalid_campaign', 'Invalid campaign', { details: `discount does not apply to ${row.campaign_type} campaigns` });
+      const problem = discountProblem(input.discount, checkFormula, 'discount');
+      if (problem) throw errors.invalidPayload(problem);
+      template = { ...template, discount: normalizeDiscount(input.discount) };
+    }
+    if (input.gift !== undefined) {
+      if (template?.type !== 'GIFT_VOUCHER') throw businessError('invalid_campaign', 'Invalid campaign', { details: `gift does not apply to ${row.campaign_type} campaigns` });
+      const problem = giftProblem(input.gift);
+      if (problem) throw errors.invalidPayload(problem);
+      template = { ...template, gift: { amount: input.gift.amount, effect: input.gift.effect ?? template.gift?.effect ?? null } };
+    }
+    if (input.loyalty_card !== undefined) {
+      if (template?.type !== 'LOYALTY_CARD') throw businessError('invalid_campaign', 'Invalid campaign', { details: `loyalty_card does not apply to ${row.campaign_type} campaigns` });
+      const problem = loyaltyCardProblem(input.loyalty_card);
+      if (problem) throw errors.invalidPayload(problem);
+      template = { ...template, loyalty_card: { ...input.loyalty_card } };
+    }
+    if (input.referral_program !== undefined && row.campaign_type !== 'REFERRAL_PROGRAM') {
+      throw businessError('invalid_campaign', 'Invalid campaign', { details: `referral_program does not apply to ${row.campaign_type} campaigns` });
+    }
+    if (input.loyalty_tiers_expiration !== undefined && row.campaign_type !== 'LOYALTY_PROGRAM') {
+      throw businessError('invalid_campaign', 'Invalid campaign', { details: `loyalty_tiers_expiration does not apply to ${row.campaign_type} campaigns` });
+    }
+    const categoryId = await resolveCategoryId(tx, actor.projectId, input);
+    let metadata = input.metadata !== undefined ? (input.metadata ?? {}) : fromJson<Record<string, unknown>>(row.metadata, {});
+    if (input.unset_metadata_fields) {
+      metadata = Object.fromEntries(Object.entries(metadata).filter(([k]) => !input.unset_metadata_fields?.includes(k)));
+    }
+    const now = deps.clock.now().toISOString();
+    await store.updateLiveCampaign(tx, actor.projectId, row.id, {
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.type !== undefined && row.type !== 'STANDALONE' ? { type: input.type } : {}),
+      ...(input.join_once !== undefined && row.campaign_type !== 'LOYALTY_PROGRAM' && row.type !== 'STANDALONE' ? { join_once: input.join_once } : {}),
+      ...(input.auto_join !== undefined && row.campaign_type === 'LOYALTY_PROGRAM' ? { auto_join: input.auto_join } : {}),
+      ...(input.use_voucher_metadata_schema !== undefined ? { use_voucher_metadata_schema: input.use_voucher_metadata_schema } : {}),
+      ...(input.activity_duration_after_publishing !== undefined ? { activity_duration_after_publishing: input.activity_duration_after_publishing } : {}),
+      start_date: merged.start_date,
+      expiration_date: merged.expiration_date,
+      validity_timeframe: merged.validity_timeframe ? toJson(merged.validity_timeframe) : null,
+      validity_day_of_week: merged.validity_day_of_week ? toJson(merged.validity_day_of_week) : null,
+      validity_hours: merged.validity_hours ? toJson(merged.validity_hours) : null,
+      metadata: toJson(metadata),
+      ...(categoryId !== undefined ? { category_id: categoryId } : {}),
+      voucher_template: template ? toJson(template) : null,
+      ...(input.referral_program !== undefined ? { referral_program: input.referral_program ? toJson(input.referral_program) : null } : {}),
+      ...(input.loyalty_tiers_expiration !== undefined
+        ? { loyalty_tiers_expiration: input.loyalty_tiers_expiration ? toJson(input.loyalty_tiers_expiration) : null }
+        : {}),
+      updated_at: now,
+    });
+    const cascade = cascadePatch(input, template);
+    if (Object.keys(cascade).length > 0) await updateUnusedVouchers(tx, actor.projectId, row.id, { ...cascade, updated_at: now });
+    const updated = await store.findLiveCampaignById(tx, actor.projectId, row.id);
+    if (!updated) throw errors.notFound('campaign', idOrName);
+    const campaign = await renderCampaign(tx, actor.projectId, updated);
+    await appendEvents(tx, [campaignEvent(deps, actor, 'campaign.updated', campaign)]);
+    return campaign;
+  });
+}
+
+/** `POST /v1/campaigns/{id}/enable|disable`: a disabled campaign's vouchers and tiers cannot be used. */
+export async function setCampaignActive(deps: Deps, actor: Actor, idOrName: string, active: boolean, onlyType?: CampaignType): Promise<CampaignObject> {
+  return inTransaction(deps, async (tx) => {
+    const row = await liveCampaign(tx, actor, idOrName, onlyType);
+    await store.updateLiveCampaign(tx, actor.projectId, row.id, { active, updated_at: deps.clock.now().toISOString() });
+    const updated = await store.findLiveCampaignById(tx, actor.projectId, row.id);
+    if (!updated) throw errors.notFound('campaign', idOrName);
+    const campaign = await renderCampaign(tx, actor.projectId, updated);
+    await appendEvents(tx, [campaignEvent(deps, actor, active ? 'campaign.enabled' : 'campaign.disabled', campaign)]);
+    return campaign;
+  });
+}
+
+/**
+ * `DELETE /v1/campaigns/{id}`: the campaign leaves every read at once (its name is free again) and a job
+ * bins or deletes its vouchers; answers the async action id. Without `force` the campaign gets a bin entry.
+ * Redemption records stay: they are the history of what was granted.
+ */
+export async function deleteCampaign(deps: Deps, actor: Actor, idOrName: string, force: boolean, onlyType?: CampaignType): Promise<string> {
+  return inTransaction(deps, async (tx) => {
+    const row = await liveCampaign(tx, actor, idOrName, onlyType);
+    const now = deps.clock.now().toISOString();
+    const campaign = await renderCampaign(tx, actor.projectId, row);
+    if (!(await store.binCampaign(tx, actor.projectId, row.id, now))) throw errors.notFound('campaign', idOrName);
+    if (!force) {
+      await insertBinEntry(tx, {
+        id: deps.ids.next('tbe'),
+        project_id: actor.projectId,
+        resource_id: row.id,
+        resource_type: 'campaign',
+        resource_name: row.name,
+        resource_parent_id: null,
+        deleted_by_user_id: null,
+        created_at: now,
+      });
+    }
+    const jobId = deps.ids.next('aa');
+    const payload: DeleteJobPayload = { campaign_id: row.id, force };
+    await enqueueJob(tx, { id: jobId, projectId: actor.projectId, kind: DELETE_JOB, payload, requestId: actor.requestId, now });
+    await appendEvents(tx, [campaignEvent(deps, actor, 'campaign.deleted', campaign, { deleted_at: now, permanent: force })]);
+    return jobId;
+  });
+}
+
+function overridesOf(input: AddVouchersInput, categoryId: string | null | undefined): VoucherOverrides {
+  return {
+    ...(categoryId !== undefined ? { category_id: categoryId } : {}),
+    ...(input.metadata !== undefined ? { metadata: input.metadata ?? {} } : {}),
+    ...(input.additional_info !== undefined ? { additional_info: input.additional_info } : {}),
+    ...(input.redemption?.quantity !== undefined ? { redemption_quantity: input.redemption.quantity } : {}),
+    ...(input.start_date !== undefined ? { start_date: input.start_date } : {}),
+    ...(input.expiration_date !== undefined ? { expiration_date: input.expiration_date } : {}),
+  };
+}
+
+async function codeBearingCampaign(tx: Tx, actor: Actor, idOrName: string): Promise<{ row: store.CampaignRow; template: VoucherTemplate }> {
+  const row = await liveCampaign(tx, actor, idOrName);
+  const template = templateOf(row);
+  if (!template) throw businessError('invalid_campaign', 'Invalid campaign', { details: `${row.campaign_type} campaigns have no vouchers` });
+  if (row.vouchers_generation_status === 'IN_PROGRESS') {
+    throw businessError('invalid_campaign', 'Invalid campaign', { details: 'The campaign is still generating vouchers; try again when it is DONE' });
+  }
+  return { row, template };
+}
+
+async function timeZoneOf(db: Executor, projectId: string): Promise<string> {
+  return (await findProject(db, projectId))?.timezone ?? 'UTC';
+}
+
+async function renderOne(tx: Executor, deps: Deps, actor: Actor, voucherId: string): Promise<VoucherObject> {
+  const row = await findLiveVoucherById(tx, actor.projectId, voucherId);
+  if (!row) throw new Error('voucher vanished inside its own transaction');
+  const [voucher] = await renderVouchers(tx, actor.projectId, [row], { timeZone: await timeZoneOf(tx, actor.projectId), now: deps.clock.now() });
+  if (!voucher) throw new Error('rendering one voucher gave none');
+  return voucher;
+}
+
+/** `POST /v1/campaigns/{id}/vouchers/{code}` (and the single-voucher form without a code): one voucher, answered. */
+export async function addVoucher(deps: Deps, actor: Actor, idOrName: string, code: string | undefined, input: AddVouchersInput): Promise<VoucherObject> {
+  return inTransaction(deps, async (tx) => {
+    const { row, template } = await codeBearingCampaign(tx, actor, idOrName);
+    const categoryId = await resolveCategoryId(tx, actor.projectId, input);
+    const source = { projectId: actor.projectId, campaignId: row.id, campaignCategoryId: row.category_id, template, overrides: overridesOf(input, categoryId) };
+    let voucherId: string;
+    const now = deps.clock.now().toISOString();
+    if (code !== undefined) {
+      const key = await codeKey(tx, actor.projectId, code);
+      const voucher = voucherRow(deps, source, code, key, now);
+      const taken = await insertVouchersSkippingTakenCodes(tx, [voucher]);
+      if (taken.size > 0) throw errors.duplicate('voucher', 'code', code);
+      voucherId = voucher.id as string;
+    } else {
+      const [made] = await generateVouchers(tx, deps, source, 1);
+      if (!made) throw new Error('generating one voucher gave none');
+      voucherId = made.id;
+    }
+    await store.addToVouchersCount(tx, actor.projectId, row.id, 1);
+    const voucher = await renderOne(tx, deps, actor, voucherId);
+    const campaign = await renderCampaign(tx, actor.projectId, row);
+    await appendEvents(tx, [
+      makeEvent(deps, actor, {
+        type: 'voucher.created',
+        entityId: voucherId,
+        campaign: { id: row.id, type: row.campaign_type, name: row.name },
+        voucherCode: voucher.code,
+        data: { voucher, campaign },
+      }),
+    ]);
+    return voucher;
+  });
+}
+
+/**
+ * `POST /v1/campaigns/{id}/vouchers?vouchers_count=N` with N > 1: answers an async action id. Up to
+ * SYNC_GENERATION_LIMIT vouchers are made before answering (the action is already DONE); more are made by
+ * the worker.
+ */
+export async function addVouchers(deps: Deps, actor: Actor, idOrName: string, count: number, input: AddVouchersInput): Promise<string> {
+  if (input.code !== undefined) throw errors.invalidPayload('Property .code can only be given with vouchers_count=1');
+  return inTransaction(deps, async (tx) => {
+    const { row, template } = await codeBearingCampaign(tx, actor, idOrName);
+    const categoryId = await resolveCategoryId(tx, actor.projectId, input);
+    const overrides = overridesOf(input, categoryId);
+    const jobId = deps.ids.next('aa');
+    const now = deps.clock.now().toISOString();
+    const payload: GenerateJobPayload = { campaign_id: row.id, count, overrides };
+    const campaign = await renderCampaign(tx, actor.projectId, row);
+    if (count <= SYNC_GENERATION_LIMIT) {
+      const codes = await generateVouchers(tx, deps, { projectId: actor.projectId, campaignId: row.id, campaignCategoryId: row.category_id, template, overrides }, count);
+      await store.addToVouchersCount(tx, actor.projectId, row.id, codes.length);
+      await insertFinishedJob(tx, {
+        id: jobId,
+        projectId: actor.projectId,
+        kind: GENERATE_JOB,
+        payload,
+        requestId: actor.requestId,
+        now,
+        result: { message: `Generated ${codes.length} vouchers.`, done_count: codes.length },
+      });
+      await appendEvents(tx, [campaignEvent(deps, actor, 'campaign.vouchers.added', campaign, { count: codes.length })]);
+    } else {
+      await store.setGenerationStatus(tx, actor.projectId, row.id, 'IN_PROGRESS', now);
+      await enqueueJob(tx, { id: jobId, projectId: actor.projectId, kind: GENERATE_JOB, payload, requestId: actor.requestId, now });
+      await appendEvents(tx, [campaignEvent(deps, actor, 'campaign.vouchers.generation.started', campaign, { count, async_action_id: jobId })]);
+    }
+    return jobId;
+  });
+}
+
+/**
+ * Deleting a binned campaign's bin entry: the campaign row and its vouchers go for good, in the
+ * background (a campaign can hold millions of vouchers). Runs inside the caller's transaction.
+ */
+export async function purgeBinnedCampaign(tx: Tx, deps: Deps, actor: Actor, campaignId: string): Promise<string> {
+  const jobId = deps.ids.next('aa');
+  const payload: DeleteJobPayload = { campaign_id: campaignId, force: true };
+  await enqueueJob(tx, { id: jobId, projectId: actor.projectId, kind: DELETE_JOB, payload, requestId: actor.requestId, now: deps.clock.now().toISOString() });
+  return jobId;
+}

@@ -1,0 +1,21 @@
+import { findLiveCustomerById, toCustomerObject } from '../../store/customers.ts';
+import type { Tx } from '../../store/db.ts';
+import { appendEvents } from '../../store/events.ts';
+import type { Actor, Deps } from '../context.ts';
+import { orderEvent } from './order-events.ts';
+import type { OrderObject } from './order-object.ts';
+
+/**
+ * Everything that happens once per order when it is paid for the first time (promotions reference 7.4,
+ * loyalty reference 4.6). Callers run it only when their conditional update set `paid_at`, inside the
+ * same transaction, so it runs exactly once per order however often and however concurrently the order
+ * is marked PAID: an order paid, cancelled and paid again does not come back here.
+ *
+ * Today it records `order.paid` (the `customer.order.paid` activity); the order-paid earning rules add
+ * their points here.
+ */
+export async function onOrderPaid(tx: Tx, deps: Deps, actor: Actor, order: OrderObject): Promise<void> {
+  const customerRow = order.customer_id === null ? undefined : await findLiveCustomerById(tx, actor.projectId, order.customer_id);
+  const customer = customerRow ? toCustomerObject(customerRow) : null;
+  await appendEvents(tx, [orderEvent(deps, actor, 'paid', order, customer)]);
+}

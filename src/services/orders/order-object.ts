@@ -1,0 +1,67 @@
+import { calculatedAmounts, type CalculatedAmounts, type OrderLine } from '../../domain/orders/order-math.ts';
+import type { OrderStatus } from '../../domain/orders/order-status.ts';
+import { fromJson } from '../../store/json.ts';
+import type { OrderRow } from '../../store/orders.ts';
+
+/** One entry of `order.redemptions` (promotions reference 7.3), written by the redemption engine. */
+export interface OrderRedemptionEntry {
+  date: string;
+  related_object_type: string;
+  related_object_id: string;
+  related_object_parent_id?: string | null;
+  stacked?: string[];
+  rollback_id?: string;
+  rollback_date?: string;
+  rollback_stacked?: string[];
+}
+
+/** The order object (seed 2.8, promotions reference 7.2). */
+export type OrderObject = {
+  id: string;
+  source_id: string | null;
+  created_at: string;
+  updated_at: string | null;
+  status: OrderStatus;
+} & CalculatedAmounts & {
+    metadata: Record<string, unknown>;
+    customer: { id: string; object: 'customer' } | null;
+    customer_id: string | null;
+    referrer: { id: string; object: 'customer' } | null;
+    referrer_id: string | null;
+    object: 'order';
+    redemptions: Record<string, OrderRedemptionEntry>;
+  };
+
+export function orderLinesOf(row: OrderRow): OrderLine[] {
+  return fromJson<OrderLine[]>(row.items, []);
+}
+
+/**
+ * A stored order as the API shows it. Nothing is applied by reading or by the order endpoints, so the
+ * request-scoped `applied_*` amounts are 0; the redemption engine answers its own calculation instead.
+ */
+export function toOrderObject(row: OrderRow): OrderObject {
+  const totals = {
+    amount: Number(row.amount),
+    initial_amount: Number(row.initial_amount),
+    discount_amount: Number(row.discount_amount),
+    items_discount_amount: Number(row.items_discount_amount),
+    total_discount_amount: Number(row.total_discount_amount),
+    total_amount: Number(row.total_amount),
+  };
+  return {
+    id: row.id,
+    source_id: row.source_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    status: row.status,
+    ...calculatedAmounts(totals, orderLinesOf(row)),
+    metadata: fromJson(row.metadata, {}),
+    customer: row.customer_id === null ? null : { id: row.customer_id, object: 'customer' },
+    customer_id: row.customer_id,
+    referrer: row.referrer_id === null ? null : { id: row.referrer_id, object: 'customer' },
+    referrer_id: row.referrer_id,
+    object: 'order',
+    redemptions: fromJson(row.redemptions, {}),
+  };
+}

@@ -1,0 +1,232 @@
+import type { Insertable } from 'kysely';
+import { errors } from '../../domain/errors.ts';
+import { orderTotals, type OrderLine } from '../../domain/orders/order-math.ts';
+import { statusEvents, summaryChanges, type OrderStatus } from '../../domain/orders/order-status.ts';
+import type { CreateOrderInput, ListOrdersInput, UpdateOrderInput } from '../../http/schemas/orders.ts';
+import type { CustomerInput } from '../../http/schemas/customers.ts';
+import { findLiveCustomerById, toCustomerObject, type CustomerObject } from '../../store/customers.ts';
+import type { Tx } from '../../store/db.ts';
+import { appendEvents } from '../../store/events.ts';
+import { toJson } from '../../store/json.ts';
+import * as store from '../../store/orders.ts';
+import type { OrderRow } from '../../store/orders.ts';
+import type { OrdersTable } from '../../store/schema.ts';
+import { isUniqueViolation } from '../../store/sql-errors.ts';
+import { inTransaction, type Actor, type Deps } from '../context.ts';
+import { resolveCustomer } from '../customers/customers.ts';
+import { onOrderPaid } from './on-order-paid.ts';
+import { orderEvent } from './order-events.ts';
+import { resolveOrderLines } from './order-lines.ts';
+import { orderLinesOf, toOrderObject, type OrderObject } from './order-object.ts';
+
+export type { OrderObject } from './order-object.ts';
+
+// Orders (promotions reference 7): create-or-update, read, partial update and list. Every write runs in
+// one transaction with the customers it creates, the customer order counters it moves and its events.
+
+type OrderFields = UpdateOrderInput;
+
+/**
+ * The customer (or referrer) a body names: `customer` by id or source_id (an unknown source_id creates
+ * the customer), or `customer_id`, which must exist. Both given must agree. Returns undefined when the
+ * body names none (unchanged), null when it clears it.
+ */
+async function resolveParty(
+  tx: Tx,
+  deps: Deps,
+  actor: Actor,
+  field: 'customer' | 'referrer',
+  ref: CustomerInput | null | undefined,
+  id: string | null | undefined,
+): Promise<string | null | undefined> {
+  if (ref === undefined && id === undefined) return undefined;
+  let fromRef: string | null = null;
+  if (ref) {
+    if (!ref.id && !ref.source_id) throw errors.invalidPayload(`Property .${field} should have required property 'id' or 'source_id'`);
+    fromRef = (await resolveCustomer(tx, deps, actor, ref, { createIfMissing: true })).customer.id;
+  }
+  let fromId: string | null = null;
+  if (id) {
+    const row = await findLiveCustomerById(tx, actor.projectId, id);
+    if (!row) throw errors.notFound('customer', id);
+    fromId = row.id;
+  }
+  if (fromRef !== null && fromId !== null && fromRef !== fromId) {
+    throw errors.invalidPayload(`Property .${field}_id names another customer than .${field}`);
+  }
+  return fromRef ?? fromId;
+}
+
+/**
+ * A stored timestamp from a sent date-time: UTC with milliseconds. The schema checks the format, but
+ * also lets through what has no such form: a leap second (`23:59:60Z`, no Date) and offsets that carry
+ * the instant past year 9999 (a six-digit year would break the text order timestamps rely on).
+ */
+function storedInstant(value: string): string {
+  const date = new Date(value);
+  const iso = Number.isNaN(date.getTime()) ? '' : date.toISOString();
+  if (!/^\d{4}-/.test(iso)) throw errors.invalidPayload('Property .created_at should name an instant from year 0000 to 9999 UTC (leap seconds excluded)');
+  return iso;
+}
+
+/**
+ * The columns of an order after applying `input` to `existing` (null for a new order). Members absent
+ * from the input keep their stored value; items sent replace the lines, and then an amount that was not
+ * sent is no longer taken from the old order.
+ */
+async function nextState(
+  tx: Tx,
+  deps: Deps,
+  actor: Actor,
+  existing: OrderRow | null,
+  input: OrderFields,
+): Promise<Omit<Insertable<OrdersTable>, 'id' | 'project_id' | 'redemptions' | 'paid_at' | 'updated_at'>> {
+  const lines: OrderLine[] =
+    input.items !== undefined ? await resolveOrderLines(tx, actor.projectId, input.items ?? []) : existing ? orderLinesOf(existing) : [];
+  const amountsChanged = input.items !== undefined || input.amount !== undefined;
+  const stored = (value: number | null | undefined) => (value === null || value === undefined ? null : Number(value));
+  const totals = orderTotals(lines, {
+    amount: input.amount !== undefined ? input.amount : input.items !== undefined ? null : stored(existing?.amount),
+    initial_amount: input.initial_amount !== undefined ? input.initial_amount : amountsChanged ? null : stored(existing?.initial_amount),
+    discount_amount: input.discount_amount !== undefined ? input.discount_amount : stored(existing?.discount_amount),
+  });
+  const customerId = await resolveParty(tx, deps, actor, 'customer', input.customer, input.customer_id);
+  const referrerId = await resolveParty(tx, deps, actor, 'referrer', input.referrer, input.referrer_id);
+  const status: OrderStatus = input.status ?? existing?.status ?? 'CREATED';
+  return {
+    source_id: input.source_id !== undefined ? input.source_id : (existing?.source_id ?? null),
+    status,
+    ...totals,
+    items: toJson(lines),
+    metadata: input.metadata !== undefined ? toJson(input.metadata ?? {}) : (existing?.metadata ?? toJson({})),
+    customer_id: customerId !== undefined ? customerId : (existing?.customer_id ?? null),
+    referrer_id: referrerId !== undefined ? referrerId : (existing?.referrer_id ?? null),
+    created_at: input.created_at ? storedInstant(input.created_at) : (existing?.created_at ?? deps.clock.now().toISOString()),
+  };
+}
+
+async function reread(tx: Tx, projectId: string, id: string): Promise<OrderRow> {
+  const row = await store.findOrderById(tx, projectId, id);
+  // Only reachable if the row vanished inside the transaction that just wrote it.
+  if (!row) throw new Error(`order ${id} vanished inside its own transaction`);
+  return row;
+}
+
+/**
+ * What follows every write of an order, in its transaction: the customer order counters, the first-
+ * payment hook and the events. `before` is the order as it was (held locked), null for a new one.
+ */
+async function afterWrite(tx: Tx, deps: Deps, actor: Actor, before: OrderRow | null, after: OrderRow): Promise<OrderObject> {
+  const facts = (row: OrderRow) => ({ customer_id: row.customer_id, status: row.status, total_amount: Number(row.total_amount) });
+  const changes = summaryChanges(before ? facts(before) : null, facts(after));
+  await store.lockCustomers(tx, actor.projectId, changes.map((c) => c.customerId));
+  for (const change of changes) {
+    await store.applyCustomerOrderSummary(tx, actor.projectId, change.customerId, change.countDelta, change.amountDelta);
+  }
+
+  const { paidCandidate, others } = statusEvents(before?.status ?? null, after.status);
+  const firstPayment = paidCandidate && (await store.markOrderPaid(tx, actor.projectId, after.id, deps.clock.now().toISOString()));
+
+  const order = toOrderObject(after);
+  const customerRow = after.customer_id === null ? undefined : await findLiveCustomerById(tx, actor.projectId, after.customer_id);
+  const customer: CustomerObject | null = customerRow ? toCustomerObject(customerRow) : null;
+  await appendEvents(tx, [orderEvent(deps, actor, before ? 'updated' : 'created', order, customer)]);
+  if (firstPayment) await onOrderPaid(tx, deps, actor, order);
+  await appendEvents(tx, others.map((kind) => orderEvent(deps, actor, kind, order, customer)));
+  return order;
+}
+
+async function applyUpdate(tx: Tx, deps: Deps, actor: Actor, existing: OrderRow, input: OrderFields): Promise<OrderObject> {
+  const state = await nextState(tx, deps, actor, existing, input);
+  try {
+    const changed = await store.updateOrder(tx, actor.projectId, existing.id, { ...state, updated_at: deps.clock.now().toISOString() });
+    if (!changed) throw errors.notFound('order', existing.id);
+  } catch (error) {
+    // Only a new source_id can collide: another order of the project holds it.
+    if (isUniqueViolation(error)) throw errors.duplicate('order', 'source_id', state.source_id ?? '');
+    throw error;
+  }
+  return afterWrite(tx, deps, actor, existing, await reread(tx, actor.projectId, existing.id));
+}
+
+/**
+ * `POST /v1/orders` inside the caller's transaction (the redemption engine stores the order of a
+ * redemption this way, together with the redemption). An existing `id` (which must exist: ids are ours)
+ * or `source_id` is updated with the members sent; otherwise an order is created, `CREATED` unless the
+ * input says otherwise. Concurrent creates with one source_id end as one order: the unique index lets
+ * one insert win and the others update the winner.
+ */
+export async function upsertOrderIn(tx: Tx, deps: Deps, actor: Actor, input: CreateOrderInput): Promise<OrderObject> {
+  const { id: requestedId, ...fields } = input;
+  if (requestedId) {
+    const existing = await store.findOrderById(tx, actor.projectId, requestedId, { forUpdate: true });
+    if (!existing) throw errors.notFound('order', requestedId);
+    return applyUpdate(tx, deps, actor, existing, fields);
+  }
+  const sourceId = fields.source_id ?? null;
+  if (sourceId !== null) {
+    const existing = await store.findOrderBySourceId(tx, actor.projectId, sourceId, { forUpdate: true });
+    if (existing) return applyUpdate(tx, deps, actor, existing, fields);
+  }
+  const state = await nextState(tx, deps, actor, null, fields);
+  const id = deps.ids.next('ord');
+  const inserted = await store.insertOrderIfAbsent(tx, {
+    id,
+    project_id: actor.projectId,
+    ...state,
+    redemptions: toJson({}),
+    paid_at: null,
+    updated_at: null,
+  });
+  if (!inserted) {
+    // A concurrent request created the order with this source_id after our look-up; update that one.
+    const winner = sourceId === null ? undefined : await store.findOrderBySourceId(tx, actor.projectId, sourceId, { forUpdate: true });
+    if (!winner) throw new Error(`order with source_id ${String(sourceId)} neither inserted nor found`);
+    return applyUpdate(tx, deps, actor, winner, fields);
+  }
+  return afterWrite(tx, deps, actor, null, await reread(tx, actor.projectId, id));
+}
+
+/** `POST /v1/orders` (DECISIONS 13: a new order is CREATED unless the body says otherwise). */
+export async function upsertOrder(deps: Deps, actor: Actor, input: CreateOrderInput): Promise<OrderObject> {
+  return inTransaction(deps, (tx) => upsertOrderIn(tx, deps, actor, input));
+}
+
+export async function getOrder(deps: Deps, actor: Actor, orderId: string): Promise<OrderObject> {
+  const row = await store.findOrder(deps.db, actor.projectId, orderId);
+  if (!row) throw errors.notFound('order', orderId);
+  return toOrderObject(row);
+}
+
+/** `PUT /v1/orders/{orderId}`: only the members sent change (items sent replace the lines). */
+export async function updateOrder(deps: Deps, actor: Actor, orderId: string, input: UpdateOrderInput): Promise<OrderObject> {
+  return inTransaction(deps, async (tx) => {
+    const existing = await store.findOrder(tx, actor.projectId, orderId, { forUpdate: true });
+    if (!existing) throw errors.notFound('order', orderId);
+    return applyUpdate(tx, deps, actor, existing, input);
+  });
+}
+
+const ORDERS: Record<NonNullable<ListOrdersInput['order']>, { sort: store.OrderSortKey; descending: boolean }> = {
+  created_at: { sort: 'created_at', descending: false },
+  '-created_at': { sort: 'created_at', descending: true },
+  updated_at: { sort: 'updated_at', descending: false },
+  '-updated_at': { sort: 'updated_at', descending: true },
+};
+
+export interface OrderList {
+  object: 'list';
+  data_ref: 'orders';
+  orders: OrderObject[];
+  total: number;
+}
+
+/** Oldest first unless `order` says otherwise (the vendor lists orders in creation order). */
+export async function listOrders(deps: Deps, actor: Actor, query: ListOrdersInput): Promise<OrderList> {
+  const { sort, descending } = ORDERS[query.order ?? 'created_at'];
+  const limit = query.limit ?? 10;
+  const page = query.page ?? 1;
+  const result = await store.listOrders(deps.db, { projectId: actor.projectId, limit, offset: (page - 1) * limit, sort, descending });
+  return { object: 'list', data_ref: 'orders', orders: result.rows.map(toOrderObject), total: result.total };
+}
+

@@ -1,0 +1,101 @@
+import { localDate } from '../../domain/validity/validity.ts';
+import type { Executor } from '../../store/db.ts';
+import { findCategoriesByIds, toCategoryObject } from '../../store/categories.ts';
+import { findCampaignsByIds } from '../../store/campaigns.ts';
+import { fromJson } from '../../store/json.ts';
+import { nextExpirations, type NextExpiration } from '../../store/ledger.ts';
+import type { VoucherRow } from '../../store/vouchers.ts';
+
+// The voucher object (promotions reference 2.3; seed 2.5 for the loyalty-card form) built from stored
+// rows, with the campaign, category and next points expiry looked up in batches.
+
+export type VoucherObject = Record<string, unknown> & { id: string; code: string; type: string; object: 'voucher' };
+
+export function giftObject(row: VoucherRow): Record<string, unknown> | null {
+  if (row.type !== 'GIFT_VOUCHER') return null;
+  return {
+    amount: Number(row.gift_amount ?? 0),
+    subtracted_amount: Number(row.gift_subtracted_amount),
+    balance: Number(row.gift_balance),
+    effect: row.gift_effect,
+  };
+}
+
+export function loyaltyCardObject(row: VoucherRow, next: NextExpiration | undefined): Record<string, unknown> | null {
+  if (row.type !== 'LOYALTY_CARD') return null;
+  return {
+    points: Number(row.loyalty_points),
+    balance: Number(row.loyalty_balance),
+    ...(next ? { next_expiration_date: next.date, next_expiration_points: next.points } : {}),
+    pending_points: Number(row.loyalty_pending_points),
+    expired_points: Number(row.loyalty_expired_points),
+    subtracted_points: Number(row.loyalty_subtracted_points),
+  };
+}
+
+/** The project's time zone decides which day points expire by; `now` is the instant rendered for. */
+export interface VoucherContext {
+  timeZone: string;
+  now: Date;
+}
+
+export async function renderVouchers(
+  db: Executor,
+  projectId: string,
+  rows: readonly VoucherRow[],
+  context: VoucherContext,
+): Promise<VoucherObject[]> {
+  const categories = await findCategoriesByIds(
+    db,
+    projectId,
+    rows.map((r) => r.category_id).filter((id): id is string => id !== null),
+  );
+  const campaigns = await findCampaignsByIds(
+    db,
+    projectId,
+    rows.map((r) => r.campaign_id).filter((id): id is string => id !== null),
+  );
+  const cards = rows.filter((r) => r.type === 'LOYALTY_CARD').map((r) => r.id);
+  const expirations = await nextExpirations(db, projectId, cards, localDate(context.now, context.timeZone));
+  return rows.map((row) => {
+    const category = row.category_id ? categories.get(row.category_id) : undefined;
+    const campaign = row.campaign_id ? campaigns.get(row.campaign_id) : undefined;
+    const code = encodeURIComponent(row.code);
+    return {
+      id: row.id,
+      code: row.code,
+      campaign: campaign?.name ?? null,
+      campaign_id: row.campaign_id,
+      category: category?.name ?? null,
+      category_id: row.category_id,
+      categories: category ? [toCategoryObject(category)] : [],
+      type: row.type,
+      discount: fromJson(row.discount, null),
+      gift: giftObject(row),
+      loyalty_card: loyaltyCardObject(row, expirations.get(row.id)),
+      start_date: row.start_date,
+      expiration_date: row.expiration_date,
+      validity_timeframe: fromJson(row.validity_timeframe, null),
+      validity_day_of_week: fromJson(row.validity_day_of_week, null),
+      validity_hours: fromJson(row.validity_hours, null),
+      active: Boolean(row.active),
+      additional_info: row.additional_info,
+      metadata: fromJson(row.metadata, {}),
+      is_referral_code: Boolean(row.is_referral_code),
+      holder_id: row.holder_id,
+      referrer_id: row.referrer_id,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      publish: { object: 'list', count: Number(row.publish_count), url: `/v1/vouchers/${code}/publications?page=1&limit=10` },
+      redemption: {
+        quantity: row.redemption_quantity === null ? null : Number(row.redemption_quantity),
+        redeemed_quantity: Number(row.redeemed_quantity),
+        ...(row.type === 'GIFT_VOUCHER' ? { redeemed_amount: Number(row.redeemed_amount) } : {}),
+        ...(row.type === 'LOYALTY_CARD' ? { redeemed_points: Number(row.redeemed_points) } : {}),
+        object: 'list',
+        url: `/v1/vouchers/${code}/redemptions?page=1&limit=10`,
+      },
+      object: 'voucher',
+    };
+  });
+}

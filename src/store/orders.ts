@@ -1,0 +1,243 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { COUNTED_STATUSES } from '../domain/orders/order-status.ts';
+import type { CatalogProduct, CatalogSku } from '../domain/orders/order-math.ts';
+import { isPostgres, type Executor } from './db.ts';
+import { fromJson } from './json.ts';
+import type { OrdersTable } from './schema.ts';
+
+// Orders of one project, the customer order counters they feed, and the catalog reads order lines need.
+// Every query here is limited to one project.
+
+export type OrderRow = Selectable<OrdersTable>;
+
+/**
+ * Inserts an order unless one of the project already holds its source_id; the unique index decides, so
+ * concurrent creates cannot both win. The conflict is skipped rather than raised, so the caller's
+ * transaction stays usable to read and update the winner. Returns whether the row was inserted.
+ */
+export async function insertOrderIfAbsent(db: Executor, row: Insertable<OrdersTable>): Promise<boolean> {
+  const result = await db
+    .insertInto('orders')
+    .values(row)
+    .onConflict((oc) => oc.columns(['project_id', 'source_id']).where('source_id', 'is not', null).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+interface LockOption {
+  /**
+   * Hold the row until the transaction ends (PostgreSQL; SQLite write transactions are serialised
+   * already), so a concurrent change of the same order waits and then sees this one's result.
+   */
+  forUpdate?: boolean;
+}
+
+export async function findOrderById(db: Executor, projectId: string, id: string, options: LockOption = {}): Promise<OrderRow | undefined> {
+  let query = db.selectFrom('orders').selectAll().where('project_id', '=', projectId).where('id', '=', id);
+  if (options.forUpdate && isPostgres(db)) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function findOrderBySourceId(
+  db: Executor,
+  projectId: string,
+  sourceId: string,
+  options: LockOption = {},
+): Promise<OrderRow | undefined> {
+  let query = db.selectFrom('orders').selectAll().where('project_id', '=', projectId).where('source_id', '=', sourceId);
+  if (options.forUpdate && isPostgres(db)) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/** A path's `orderId` is an id or a source_id; an id wins when a value could be both. */
+export async function findOrder(db: Executor, projectId: string, idOrSourceId: string, options: LockOption = {}): Promise<OrderRow | undefined> {
+  return (await findOrderById(db, projectId, idOrSourceId, options)) ?? (await findOrderBySourceId(db, projectId, idOrSourceId, options));
+}
+
+export async function updateOrder(db: Executor, projectId: string, id: string, patch: Updateable<OrdersTable>): Promise<boolean> {
+  const result = await db.updateTable('orders').set(patch).where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Records the first payment of an order. Only the one statement that finds `paid_at` empty changes the
+ * row, however many requests mark the order paid at once, so order-paid effects hang off its result.
+ */
+export async function markOrderPaid(db: Executor, projectId: string, id: string, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('orders')
+    .set({ paid_at: at })
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .where('paid_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Holds the customers' rows until the transaction ends (PostgreSQL), in id order so two transactions
+ * never wait on each other crosswise. The counter update that follows then starts after any concurrent
+ * change of the same customer committed, so its latest-order subquery sees that change's order too.
+ */
+export async function lockCustomers(db: Executor, projectId: string, customerIds: readonly string[]): Promise<void> {
+  if (customerIds.length === 0 || !isPostgres(db)) return;
+  await db
+    .selectFrom('customers')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('id', 'in', [...customerIds].sort())
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+/**
+ * Moves one customer's order counters by the given deltas and recomputes their latest counted order
+ * (the counted order created last) in the same statement. Counters are never read into JS: the deltas
+ * come from the order's old and new values, which the caller holds locked.
+ */
+export async function applyCustomerOrderSummary(
+  db: Executor,
+  projectId: string,
+  customerId: string,
+  countDelta: number,
+  amountDelta: number,
+): Promise<void> {
+  const latest = db
+    .selectFrom('orders')
+    .where('project_id', '=', projectId)
+    .where('customer_id', '=', customerId)
+    .where('status', 'in', COUNTED_STATUSES)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1);
+  await db
+    .updateTable('customers')
+    .set((eb) => ({
+      orders_total_count: eb('orders_total_count', '+', countDelta),
+      orders_total_amount: eb('orders_total_amount', '+', amountDelta),
+      orders_last_order_amount: latest.select('total_amount'),
+      orders_last_order_date: latest.select('created_at'),
+    }))
+    .where('project_id', '=', projectId)
+    .where('id', '=', customerId)
+    .execute();
+}
+
+export type OrderSortKey = 'created_at' | 'updated_at';
+
+// Must stay identical to the expression the orders_last_change index holds. "Updated" is the last
+// change, which is the creation for an order never updated.
+const LAST_CHANGE = sql<string>`coalesce(updated_at, created_at)`;
+
+export interface OrderListQuery {
+  projectId: string;
+  limit: number;
+  offset: number;
+  sort: OrderSortKey;
+  descending: boolean;
+}
+
+export async function listOrders(db: Executor, q: OrderListQuery): Promise<{ rows: OrderRow[]; total: number }> {
+  const direction = q.descending ? 'desc' : 'asc';
+  const base = db.selectFrom('orders').where('project_id', '=', q.projectId);
+  const rows = await base
+    .selectAll()
+    .orderBy(q.sort === 'created_at' ? sql<string>`${sql.ref('created_at')}` : LAST_CHANGE, direction)
+    .orderBy('id', direction)
+    .offset(q.offset)
+    .limit(q.limit)
+    .execute();
+  const count = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return { rows, total: Number(count.n) };
+}
+
+// ---- catalog facts for order lines ----
+
+/** What lines name: ids and source_ids of products and SKUs (each list at most one order's worth). */
+export interface CatalogLookup {
+  productIds: readonly string[];
+  productSourceIds: readonly string[];
+  skuIds: readonly string[];
+  skuSourceIds: readonly string[];
+}
+
+export interface CatalogFacts {
+  productsById: Map<string, CatalogProduct>;
+  productsBySourceId: Map<string, CatalogProduct>;
+  skusById: Map<string, CatalogSku>;
+  skusBySourceId: Map<string, CatalogSku>;
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
+
+/**
+ * The live products and SKUs of the project that the lines name, plus the parent product of every SKU
+ * found, in at most two queries whatever the number of lines.
+ */
+export async function findCatalogFacts(db: Executor, projectId: string, lookup: CatalogLookup): Promise<CatalogFacts> {
+  const facts: CatalogFacts = {
+    productsById: new Map(),
+    productsBySourceId: new Map(),
+    skusById: new Map(),
+    skusBySourceId: new Map(),
+  };
+  const skuIds = unique(lookup.skuIds);
+  const skuSourceIds = unique(lookup.skuSourceIds);
+  if (skuIds.length > 0 || skuSourceIds.length > 0) {
+    const rows = await db
+      .selectFrom('skus')
+      .select(['id', 'source_id', 'product_id', 'sku', 'price', 'metadata'])
+      .where('project_id', '=', projectId)
+      .where('binned_at', 'is', null)
+      .where((eb) =>
+        eb.or([
+          ...(skuIds.length > 0 ? [eb('id', 'in', skuIds)] : []),
+          ...(skuSourceIds.length > 0 ? [eb('source_id', 'in', skuSourceIds)] : []),
+        ]),
+      )
+      .execute();
+    for (const row of rows) {
+      const sku: CatalogSku = {
+        id: row.id,
+        source_id: row.source_id,
+        product_id: row.product_id,
+        sku: row.sku,
+        price: row.price === null ? null : Number(row.price),
+        metadata: fromJson(row.metadata, {}),
+      };
+      facts.skusById.set(sku.id, sku);
+      if (sku.source_id !== null) facts.skusBySourceId.set(sku.source_id, sku);
+    }
+  }
+  const productIds = unique([...lookup.productIds, ...[...facts.skusById.values()].map((s) => s.product_id)]);
+  const productSourceIds = unique(lookup.productSourceIds);
+  if (productIds.length > 0 || productSourceIds.length > 0) {
+    const rows = await db
+      .selectFrom('products')
+      .select(['id', 'source_id', 'name', 'price', 'metadata'])
+      .where('project_id', '=', projectId)
+      .where('binned_at', 'is', null)
+      .where((eb) =>
+        eb.or([
+          ...(productIds.length > 0 ? [eb('id', 'in', productIds)] : []),
+          ...(productSourceIds.length > 0 ? [eb('source_id', 'in', productSourceIds)] : []),
+        ]),
+      )
+      .execute();
+    for (const row of rows) {
+      const product: CatalogProduct = {
+        id: row.id,
+        source_id: row.source_id,
+        name: row.name,
+        price: row.price === null ? null : Number(row.price),
+        metadata: fromJson(row.metadata, {}),
+      };
+      facts.productsById.set(product.id, product);
+      if (product.source_id !== null) facts.productsBySourceId.set(product.source_id, product);
+    }
+  }
+  return facts;
+}

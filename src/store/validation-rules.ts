@@ -1,0 +1,225 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Executor } from './db.ts';
+import type { ValidationRuleAssignmentsTable, ValidationRulesTable } from './schema.ts';
+
+// Validation rules, the objects they refer to, and their assignments. Every query names its project.
+
+export type ValidationRuleRow = Selectable<ValidationRulesTable>;
+export type AssignmentRow = Selectable<ValidationRuleAssignmentsTable>;
+
+export async function insertRule(db: Executor, row: Insertable<ValidationRulesTable>): Promise<void> {
+  await db.insertInto('validation_rules').values(row).execute();
+}
+
+export async function findRule(db: Executor, projectId: string, id: string): Promise<ValidationRuleRow | undefined> {
+  return db.selectFrom('validation_rules').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateRule(db: Executor, projectId: string, id: string, patch: Updateable<ValidationRulesTable>): Promise<boolean> {
+  const result = await db.updateTable('validation_rules').set(patch).where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function deleteRuleRow(db: Executor, projectId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('validation_rules').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+export type RuleSort = 'created_at' | 'updated_at' | 'name';
+
+export interface RuleListQuery {
+  projectId: string;
+  limit: number;
+  offset: number;
+  sort: RuleSort;
+  descending: boolean;
+  /** Inclusive bounds on created_at. */
+  createdFrom?: string;
+  createdTo?: string;
+}
+
+// Each sort key is the exact expression an index of migration 0003 holds.
+const SORT_EXPRESSION: Record<RuleSort, ReturnType<typeof sql<string>>> = {
+  created_at: sql<string>`created_at`,
+  updated_at: sql<string>`coalesce(updated_at, created_at)`,
+  name: sql<string>`name`,
+};
+
+export async function listRules(db: Executor, q: RuleListQuery): Promise<{ rows: ValidationRuleRow[]; total: number }> {
+  let base = db.selectFrom('validation_rules').where('project_id', '=', q.projectId);
+  if (q.createdFrom !== undefined) base = base.where('created_at', '>=', q.createdFrom);
+  if (q.createdTo !== undefined) base = base.where('created_at', '<=', q.createdTo);
+  const direction = q.descending ? 'desc' : 'asc';
+  const rows = await base
+    .selectAll()
+    .orderBy(SORT_EXPRESSION[q.sort], direction)
+    .orderBy('id', direction)
+    .offset(q.offset)
+    .limit(q.limit)
+    .execute();
+  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return { rows, total: Number(total.n) };
+}
+
+/** How many assignments each of the given rules has (one grouped query for a whole page). */
+export async function assignmentCounts(db: Executor, projectId: string, ruleIds: readonly string[]): Promise<Map<string, number>> {
+  if (ruleIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('validation_rule_assignments')
+    .select(['rule_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('project_id', '=', projectId)
+    .where('rule_id', 'in', ruleIds)
+    .groupBy('rule_id')
+    .execute();
+  return new Map(rows.map((r) => [r.rule_id, Number(r.n)]));
+}
+
+// ---- references ----
+
+export type ReferencedType = 'products_collection' | 'segment';
+
+/** Replaces the set of objects a rule refers to. */
+export async function replaceReferences(
+  db: Executor,
+  projectId: string,
+  ruleId: string,
+  references: ReadonlyArray<{ type: ReferencedType; id: string }>,
+): Promise<void> {
+  await db.deleteFrom('validation_rule_references').where('project_id', '=', projectId).where('rule_id', '=', ruleId).execute();
+  if (references.length === 0) return;
+  await db
+    .insertInto('validation_rule_references')
+    .values(references.map((r) => ({ project_id: projectId, rule_id: ruleId, object_type: r.type, object_id: r.id })))
+    .execute();
+}
+
+/** Rules that refer to an object: up to `limit` of their ids (oldest rule id first) and how many there are. */
+export async function rulesReferencing(
+  db: Executor,
+  projectId: string,
+  type: ReferencedType,
+  objectId: string,
+  limit: number,
+): Promise<{ ids: string[]; total: number }> {
+  const base = db
+    .selectFrom('validation_rule_references')
+    .where('project_id', '=', projectId)
+    .where('object_type', '=', type)
+    .where('object_id', '=', objectId);
+  const rows = await base.select('rule_id').orderBy('rule_id').limit(limit).execute();
+  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return { ids: rows.map((r) => r.rule_id), total: Number(total.n) };
+}
+
+// ---- assignments ----
+
+/**
+ * Inserts an assignment unless the same rule is already assigned to the same object (the unique index
+ * decides; a conflict leaves the transaction usable). Returns whether it was inserted.
+ */
+export async function insertAssignmentIfAbsent(db: Executor, row: Insertable<ValidationRuleAssignmentsTable>): Promise<boolean> {
+  const result = await db
+    .insertInto('validation_rule_assignments')
+    .values(row)
+    .onConflict((oc) => oc.columns(['project_id', 'rule_id', 'related_object_type', 'related_object_id']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+export async function findAssignmentFor(
+  db: Executor,
+  projectId: string,
+  ruleId: string,
+  relatedObjectType: string,
+  relatedObjectId: string,
+): Promise<AssignmentRow | undefined> {
+  return db
+    .selectFrom('validation_rule_assignments')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('rule_id', '=', ruleId)
+    .where('related_object_type', '=', relatedObjectType)
+    .where('related_object_id', '=', relatedObjectId)
+    .executeTakeFirst();
+}
+
+/** Deletes one assignment of a rule; answers the row removed. */
+export async function deleteAssignment(db: Executor, projectId: string, ruleId: string, id: string): Promise<AssignmentRow | undefined> {
+  return db
+    .deleteFrom('validation_rule_assignments')
+    .where('project_id', '=', projectId)
+    .where('rule_id', '=', ruleId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Deletes every assignment of a rule (the rule is being deleted); answers the rows removed. */
+export async function deleteAssignmentsOfRule(db: Executor, projectId: string, ruleId: string): Promise<AssignmentRow[]> {
+  const rows = await db
+    .deleteFrom('validation_rule_assignments')
+    .where('project_id', '=', projectId)
+    .where('rule_id', '=', ruleId)
+    .returningAll()
+    .execute();
+  return rows.sort((a, b) => (a.created_at === b.created_at ? a.id.localeCompare(b.id) : a.created_at.localeCompare(b.created_at)));
+}
+
+export interface AssignmentListQuery {
+  projectId: string;
+  limit: number;
+  offset: number;
+  descending: boolean;
+  ruleId?: string;
+  relatedObjectId?: string;
+}
+
+export async function listAssignments(db: Executor, q: AssignmentListQuery): Promise<{ rows: AssignmentRow[]; total: number }> {
+  let base = db.selectFrom('validation_rule_assignments').where('project_id', '=', q.projectId);
+  if (q.ruleId !== undefined) base = base.where('rule_id', '=', q.ruleId);
+  if (q.relatedObjectId !== undefined) base = base.where('related_object_id', '=', q.relatedObjectId);
+  const direction = q.descending ? 'desc' : 'asc';
+  const rows = await base.selectAll().orderBy('created_at', direction).orderBy('id', direction).offset(q.offset).limit(q.limit).execute();
+  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return { rows, total: Number(total.n) };
+}
+
+/** The assignments of the given objects with their rules, oldest assignment first. */
+export async function assignedRules(
+  db: Executor,
+  projectId: string,
+  objects: ReadonlyArray<{ type: string; id: string }>,
+): Promise<Array<{ assignment: AssignmentRow; rule: ValidationRuleRow }>> {
+  if (objects.length === 0) return [];
+  const rows = await db
+    .selectFrom('validation_rule_assignments as a')
+    .innerJoin('validation_rules as r', (join) => join.onRef('r.id', '=', 'a.rule_id').onRef('r.project_id', '=', 'a.project_id'))
+    .select([
+      'a.id as a_id',
+      'a.project_id as a_project_id',
+      'a.rule_id as a_rule_id',
+      'a.related_object_type as a_related_object_type',
+      'a.related_object_id as a_related_object_id',
+      'a.created_at as a_created_at',
+    ])
+    .selectAll('r')
+    .where('a.project_id', '=', projectId)
+    .where('a.related_object_id', 'in', objects.map((o) => o.id))
+    .orderBy('a.created_at')
+    .orderBy('a.id')
+    .execute();
+  const wanted = new Set(objects.map((o) => `${o.type}\u0000${o.id}`));
+  return rows
+    .filter((row) => wanted.has(`${row.a_related_object_type}\u0000${row.a_related_object_id}`))
+    .map(({ a_id, a_project_id, a_rule_id, a_related_object_type, a_related_object_id, a_created_at, ...rule }) => ({
+      assignment: {
+        id: a_id,
+        project_id: a_project_id,
+        rule_id: a_rule_id,
+        related_object_type: a_related_object_type,
+        related_object_id: a_related_object_id,
+        created_at: a_created_at,
+      },
+      rule,
+    }));
+}
