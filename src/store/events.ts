@@ -239,3 +239,15 @@ export async function deleteCustomerEvents(
     .executeTakeFirst();
   return { activities: Number(activities.numDeletedRows), others: Number(others.numDeletedRows) };
 }
+
+/** How many events of one customer have a type starting with `prefix` (e.g. `order.`). */
+export async function countCustomerEventsOfKind(db: Executor, projectId: string, customerId: string, prefix: string): Promise<number> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('project_id', '=', projectId)
+    .where('customer_id', '=', customerId)
+    .where('type', 'like', `${prefix}%`)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

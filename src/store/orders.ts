@@ -241,3 +241,9 @@ export async function findCatalogFacts(db: Executor, projectId: string, lookup: 
   }
   return facts;
 }
+
+/** GDPR erase: removes every order of one customer (as buyer); answers how many went. */
+export async function deleteCustomerOrders(db: Executor, projectId: string, customerId: string): Promise<number> {
+  const result = await db.deleteFrom('orders').where('project_id', '=', projectId).where('customer_id', '=', customerId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

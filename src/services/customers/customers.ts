@@ -1,7 +1,8 @@
 import type { ClientCustomerInput, CustomerInput, ListCustomersInput, UpdateCustomerInput } from '../../http/schemas/customers.ts';
 import { errors } from '../../domain/errors.ts';
 import type { Tx } from '../../store/db.ts';
-import { appendEvents, deleteCustomerEvents } from '../../store/events.ts';
+import { appendEvents, countCustomerEventsOfKind, deleteCustomerEvents } from '../../store/events.ts';
+import { deleteCustomerOrders } from '../../store/orders.ts';
 import { toJson } from '../../store/json.ts';
 import * as store from '../../store/customers.ts';
 import { findProject } from '../../store/projects.ts';
@@ -218,7 +219,9 @@ export async function permanentlyDeleteCustomer(deps: Deps, actor: Actor, custom
       (await store.findLiveCustomer(tx, actor.projectId, customerId)) ??
       (await store.findDeletedCustomerById(tx, actor.projectId, customerId));
     if (!row) throw errors.notFound('customer', customerId);
+    const orderEvents = await countCustomerEventsOfKind(tx, actor.projectId, row.id, 'order.');
     const erased = await deleteCustomerEvents(tx, actor.projectId, row.id);
+    const orders = await deleteCustomerOrders(tx, actor.projectId, row.id);
     await store.eraseCustomer(tx, actor.projectId, row.id);
     const record: PermanentDeletion = {
       id: deps.ids.next('del'),
@@ -226,14 +229,13 @@ export async function permanentlyDeleteCustomer(deps: Deps, actor: Actor, custom
       related_object_id: row.id,
       related_object: 'customer',
       status: 'DONE',
-      // Segments and orders do not exist yet; they are counted here once their areas erase them too.
       data_json: {
         events: erased.activities + erased.others,
         customer_events: erased.activities,
         daily_events: 0,
         segments: 0,
-        orders: 0,
-        order_events: 0,
+        orders,
+        order_events: orderEvents,
         customer: 1,
       },
       object: 'pernament_deletion',
