@@ -1,11 +1,25 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../services/context.ts';
+import { registerBulkJobs } from './bulk.ts';
 import { registerCampaignVoucherJobs } from './campaign-vouchers.ts';
+import { registerExportJobs } from './exports.ts';
+import { registerLoyaltyPointsSchedule } from './loyalty-points.ts';
+import { registerLoyaltyTierJobs } from './loyalty-tiers.ts';
+import { registerSegmentJobs } from './segment-sync.ts';
+import { registerVoucherImportJobs } from './voucher-imports.ts';
+import { registerWebhookTasks } from './webhooks.ts';
 import { Worker } from './worker.ts';
 
 /** A worker that knows every job kind of the application; `punchcard start|worker` and tests use it. */
 export function createWorker(deps: Deps, log: FastifyBaseLogger): Worker {
   const worker = new Worker(deps, log);
   registerCampaignVoucherJobs(worker);
+  registerLoyaltyPointsSchedule(worker);
+  registerLoyaltyTierJobs(worker);
+  registerVoucherImportJobs(worker);
+  registerWebhookTasks(worker);
+  registerBulkJobs(worker);
+  registerSegmentJobs(worker);
+  registerExportJobs(worker);
   return worker;
 }

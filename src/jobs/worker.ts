@@ -24,6 +24,16 @@ export type JobFailureHandler = (job: Job, ctx: JobContext, error: unknown) => P
 /** A handler error that must not be retried (bad input); the job fails at once. */
 export class PermanentJobError extends Error {}
 
+/** Work repeated on a schedule rather than queued as rows (points expiry, pending points activation). */
+export type PeriodicTask = (ctx: { deps: Deps; log: FastifyBaseLogger }) => Promise<void>;
+
+interface PeriodicEntry {
+  everyMs: number;
+  task: PeriodicTask;
+  /** Clock time (ms) from which the task is due again; 0 = due at the first chance. */
+  dueAt: number;
+}
+
 const LEASE_MS = 5 * 60_000;
 const MAX_ATTEMPTS = 5;
 const IDLE_POLL_MS = 250;
@@ -41,6 +51,7 @@ export class Worker {
   #loop: Promise<void> | null = null;
   #wake: (() => void) | null = null;
   #lastHousekeeping = 0;
+  readonly #periodic = new Map<string, PeriodicEntry>();
 
   constructor(deps: Deps, log: FastifyBaseLogger) {
     this.#deps = deps;
@@ -51,6 +62,32 @@ export class Worker {
     this.#handlers.set(kind, handler);
     if (onFailed) this.#failureHandlers.set(kind, onFailed);
     return this;
+  }
+
+  /**
+   * Runs `task` every `everyMs` of `deps.clock` time. Timing follows the injected clock, so tests move the
+   * clock and call runPeriodic(). A task must be safe to run in several processes at once.
+   */
+  every(name: string, everyMs: number, task: PeriodicTask): this {
+    this.#periodic.set(name, { everyMs, task, dueAt: 0 });
+    return this;
+  }
+
+  /**
+   * Runs the periodic tasks that are due by the clock (all of them with `force`), one after another. A
+   * failing task is logged and tried again at its next turn; it never stops the others or the loop.
+   */
+  async runPeriodic(options: { force?: boolean } = {}): Promise<void> {
+    for (const [name, entry] of this.#periodic) {
+      const now = this.#deps.clock.now().getTime();
+      if (!options.force && now < entry.dueAt) continue;
+      entry.dueAt = now + entry.everyMs;
+      try {
+        await entry.task({ deps: this.#deps, log: this.#log.child({ periodic_task: name }) });
+      } catch (error) {
+        this.#log.error({ err: error, periodic_task: name }, 'periodic task failed');
+      }
+    }
   }
 
   start(): void {
@@ -134,6 +171,7 @@ export class Worker {
           this.#lastHousekeeping = Date.now();
           await this.housekeeping();
         }
+        await this.runPeriodic();
         didWork = await this.runOnce();
       } catch (error) {
         this.#log.error({ err: error }, 'worker loop error');

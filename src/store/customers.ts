@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { Executor } from './db.ts';
 import { fromJson, toJson } from './json.ts';
+import { referralsOfCustomers } from './referrals.ts';
 import type { CustomerDeletionsTable, CustomersTable, Database } from './schema.ts';
 
 // Customers of one project. DELETE hides a row (`deleted_at`) and frees its source_id; only a permanent
@@ -105,7 +106,93 @@ export function customerColumns(fields: CustomerFields): Updateable<CustomersTab
   return columns;
 }
 
+/**
+ * What a customer's vouchers add up to (seed 2.7 `loyalty`, `summary.redemptions.gift|loyalty_card`).
+ * Derived from the vouchers the customer holds each time a customer is rendered, so it can never drift
+ * from the cards themselves (no counter copies to keep in step).
+ */
+export interface CustomerHoldings {
+  /** Lifetime points minus expired points, over every loyalty card held (the vendor's `loyalty.points`). */
+  loyaltyPoints: number;
+  /** Per loyalty program, keyed by campaign name: the remaining balance. */
+  campaigns: Record<string, { points: number; loyalty_tier: string | null; referred_customers: number }>;
+  redeemedPoints: number;
+  /** Spendable balance over every loyalty card held. */
+  pointsToGo: number;
+  giftRedeemedAmount: number;
+  /** Remaining gift credits over every gift card held. */
+  giftAmountToGo: number;
+}
+
+export const NO_HOLDINGS: CustomerHoldings = {
+  loyaltyPoints: 0,
+  campaigns: {},
+  redeemedPoints: 0,
+  pointsToGo: 0,
+  giftRedeemedAmount: 0,
+  giftAmountToGo: 0,
+};
+
+/**
+ * Holdings of several customers in one grouped query (a list page costs one query, not one per
+ * customer). Binned vouchers and cards of binned campaigns do not count.
+ */
+export async function customerHoldings(db: Executor, projectId: string, customerIds: readonly string[]): Promise<Map<string, CustomerHoldings>> {
+  const out = new Map<string, CustomerHoldings>();
+  const ids = [...new Set(customerIds)];
+  if (ids.length === 0) return out;
+  const rows = await db
+    .selectFrom('vouchers as v')
+    .leftJoin('campaigns as c', (join) => join.onRef('c.id', '=', 'v.campaign_id').onRef('c.project_id', '=', 'v.project_id'))
+    .select(['v.holder_id', 'v.type', 'c.name as campaign_name', 'c.campaign_type'])
+    .select((eb) => [
+      eb.fn.sum<number>(sql`v.loyalty_points - v.loyalty_expired_points`).as('points_unexpired'),
+      eb.fn.sum<number>('v.loyalty_balance').as('loyalty_balance'),
+      eb.fn.sum<number>('v.redeemed_points').as('redeemed_points'),
+      eb.fn.sum<number>('v.redeemed_amount').as('redeemed_amount'),
+      eb.fn.sum<number>('v.gift_balance').as('gift_balance'),
+    ])
+    .where('v.project_id', '=', projectId)
+    .where('v.holder_id', 'in', ids)
+    .where('v.binned_at', 'is', null)
+    .where('v.type', 'in', ['LOYALTY_CARD', 'GIFT_VOUCHER'])
+    .where((eb) => eb.or([eb('v.campaign_id', 'is', null), eb('c.binned_at', 'is', null)]))
+    .groupBy(['v.holder_id', 'v.type', 'c.id', 'c.name', 'c.campaign_type'])
+    .execute();
+  for (const row of rows) {
+    if (row.holder_id === null) continue;
+    let h = out.get(row.holder_id);
+    if (!h) {
+      h = { ...NO_HOLDINGS, campaigns: {} };
+      out.set(row.holder_id, h);
+    }
+    if (row.type === 'LOYALTY_CARD') {
+      h.loyaltyPoints += Number(row.points_unexpired ?? 0);
+      h.pointsToGo += Number(row.loyalty_balance ?? 0);
+      h.redeemedPoints += Number(row.redeemed_points ?? 0);
+      if (row.campaign_name !== null && row.campaign_type === 'LOYALTY_PROGRAM') {
+        // Tiers and per-program referrals belong to later areas; until then a member has no tier.
+        const entry = h.campaigns[row.campaign_name] ?? { points: 0, loyalty_tier: null, referred_customers: 0 };
+        entry.points += Number(row.loyalty_balance ?? 0);
+        h.campaigns[row.campaign_name] = entry;
+      }
+    } else {
+      h.giftRedeemedAmount += Number(row.redeemed_amount ?? 0);
+      h.giftAmountToGo += Number(row.gift_balance ?? 0);
+    }
+  }
+  return out;
+}
+
+/**
+ * The customer object without looking at the customer's vouchers: loyalty and gift summaries read as
+ * zero. Event snapshots of other areas use it; responses go through renderCustomers.
+ */
 export function toCustomerObject(row: CustomerRow): CustomerObject {
+  return customerObjectWith(row, NO_HOLDINGS);
+}
+
+export function customerObjectWith(row: CustomerRow, holdings: CustomerHoldings): CustomerObject {
   const orderCount = Number(row.orders_total_count);
   const orderTotal = Number(row.orders_total_amount);
   return {
@@ -128,8 +215,8 @@ export function toCustomerObject(row: CustomerRow): CustomerObject {
         total_rolled_back: Number(row.redemptions_total_rolled_back),
         total_rollback_failed: Number(row.redemptions_total_rollback_failed),
         total_rollback_succeeded: Number(row.redemptions_total_rollback_succeeded),
-        gift: { redeemed_amount: Number(row.gift_redeemed_amount), amount_to_go: Number(row.gift_amount_to_go) },
-        loyalty_card: { redeemed_points: Number(row.loyalty_redeemed_points), points_to_go: Number(row.loyalty_points_to_go) },
+        gift: { redeemed_amount: holdings.giftRedeemedAmount, amount_to_go: holdings.giftAmountToGo },
+        loyalty_card: { redeemed_points: holdings.redeemedPoints, points_to_go: holdings.pointsToGo },
       },
       orders: {
         total_amount: orderTotal,
@@ -140,12 +227,26 @@ export function toCustomerObject(row: CustomerRow): CustomerObject {
         last_order_date: row.orders_last_order_date,
       },
     },
-    loyalty: { points: Number(row.loyalty_points), referred_customers: Number(row.loyalty_referred_customers), campaigns: {} },
+    loyalty: { points: holdings.loyaltyPoints, referred_customers: Number(row.loyalty_referred_customers), campaigns: holdings.campaigns },
     referrals: { total: 0, campaigns: [] },
     created_at: row.created_at,
     updated_at: row.updated_at,
     object: 'customer',
   };
+}
+
+/** Customer objects with their holdings, one grouped query for all rows. */
+export async function renderCustomers(db: Executor, projectId: string, rows: readonly CustomerRow[]): Promise<CustomerObject[]> {
+  const holdings = await customerHoldings(db, projectId, rows.map((r) => r.id));
+  // How each customer was referred comes from the referral records (src/store/referrals.ts).
+  const referrals = await referralsOfCustomers(db, projectId, rows.map((r) => r.id));
+  return rows.map((row) => ({ ...customerObjectWith(row, holdings.get(row.id) ?? NO_HOLDINGS), referrals: referrals.get(row.id) ?? { total: 0, campaigns: [] } }));
+}
+
+export async function renderCustomer(db: Executor, projectId: string, row: CustomerRow): Promise<CustomerObject> {
+  const [customer] = await renderCustomers(db, projectId, [row]);
+  if (!customer) throw new Error('rendering one customer gave none');
+  return customer;
 }
 
 /**
@@ -255,6 +356,8 @@ export interface CustomerListQuery {
   email?: string;
   name?: string;
   city?: string;
+  /** Only members of this segment (served by the segment_members primary key). */
+  segmentId?: string;
   /** Exclusive bounds on `created_at`. */
   createdBefore?: string;
   createdAfter?: string;
@@ -270,6 +373,19 @@ function listFilters(eb: ExpressionBuilder<Database, 'customers'>, q: CustomerLi
   if (q.email !== undefined) conditions.push(eb('email', '=', q.email));
   if (q.name !== undefined) conditions.push(eb('name', '=', q.name));
   if (q.city !== undefined) conditions.push(eb('address_city', '=', q.city));
+  if (q.segmentId !== undefined) {
+    const segmentId = q.segmentId;
+    conditions.push(
+      eb.exists(
+        eb
+          .selectFrom('segment_members as m')
+          .select('m.customer_id')
+          .whereRef('m.project_id', '=', 'customers.project_id')
+          .where('m.segment_id', '=', segmentId)
+          .whereRef('m.customer_id', '=', 'customers.id'),
+      ),
+    );
+  }
   if (q.createdBefore !== undefined) conditions.push(eb('created_at', '<', q.createdBefore));
   if (q.createdAfter !== undefined) conditions.push(eb('created_at', '>', q.createdAfter));
   if (q.updatedBefore !== undefined) conditions.push(eb(LAST_CHANGE, '<', q.updatedBefore));

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { ParsedFilter } from '../domain/filters/filter.ts';
-import type { Dialect, Executor } from './db.ts';
+import { isPostgres, type Dialect, type Executor } from './db.ts';
 import { filterCondition } from './filter-sql.ts';
 import type { ProductRow, SkuRow } from './products.ts';
 import type { ProductCollectionItemsTable, ProductCollectionsTable } from './schema.ts';
@@ -21,8 +21,10 @@ export async function insertCollectionItems(db: Executor, rows: Insertable<Produ
   }
 }
 
-export async function findCollection(db: Executor, projectId: string, id: string): Promise<CollectionRow | undefined> {
-  return db.selectFrom('product_collections').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+/** A collection by id; `forUpdate` (deletion) locks the row on PostgreSQL, see findSegment. */
+export async function findCollection(db: Executor, projectId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<CollectionRow | undefined> {
+  const query = db.selectFrom('product_collections').selectAll().where('project_id', '=', projectId).where('id', '=', id);
+  return (options.forUpdate && isPostgres(db) ? query.forUpdate() : query).executeTakeFirst();
 }
 
 export async function findCollections(db: Executor, projectId: string, ids: readonly string[]): Promise<CollectionRow[]> {

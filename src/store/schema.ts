@@ -164,15 +164,12 @@ export interface CustomersTable {
   redemptions_total_rolled_back: Counter;
   redemptions_total_rollback_failed: Counter;
   redemptions_total_rollback_succeeded: Counter;
-  gift_redeemed_amount: Counter;
-  gift_amount_to_go: Counter;
-  loyalty_redeemed_points: Counter;
-  loyalty_points_to_go: Counter;
   orders_total_amount: Counter;
   orders_total_count: Counter;
   orders_last_order_amount: number | null;
   orders_last_order_date: Timestamp | null;
-  loyalty_points: Counter;
+  // Gift and loyalty summaries and loyalty points are derived from the vouchers the customer holds
+  // (store/customers.ts customerHoldings), never stored here.
   loyalty_referred_customers: Counter;
   created_at: Timestamp;
   updated_at: Timestamp | null;
@@ -527,6 +524,219 @@ export interface ReferralsTable {
   created_at: Timestamp;
 }
 
+/** A loyalty card's points earned but not yet usable (loyalty reference 2.9). */
+export interface LoyaltyPendingPointsTable {
+  id: string;
+  project_id: string;
+  voucher_id: string;
+  campaign_id: string | null;
+  customer_id: string | null;
+  order_id: string | null;
+  points: number;
+  activates_at: string;
+  status: 'PENDING' | 'ACTIVATED' | 'CANCELED';
+  details: Json;
+  expiration_rules: Json | null;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+// ---- earning rules, loyalty tiers, rewards (migration 0007) ----
+
+export interface EarningRulesTable {
+  id: string;
+  project_id: string;
+  campaign_id: string;
+  event: string;
+  custom_event_schema_id: string | null;
+  segment_id: string | null;
+  /** A tier id, or `__ANY__` for any tier of the rule's campaign. */
+  loyalty_tier_id: string | null;
+  /** The normalised `loyalty` member (src/domain/loyalty/earning.ts EarningLoyalty). */
+  loyalty: Json;
+  pending_points: Json | null;
+  source_banner: string | null;
+  automation_id: string;
+  start_date: Timestamp | null;
+  expiration_date: Timestamp | null;
+  validity_timeframe: Json | null;
+  validity_day_of_week: Json | null;
+  validity_hours: Json | null;
+  metadata: Json;
+  expiration_rules: Json | null;
+  validation_rule_id: string | null;
+  active: Bool;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+export interface LoyaltyTiersTable {
+  id: string;
+  project_id: string;
+  campaign_id: string;
+  name: string;
+  points_from: number;
+  points_to: number | null;
+  /** Earning rule id → points mapping. */
+  earning_rules: Json;
+  /** Reward assignment id → points mapping. */
+  rewards: Json;
+  metadata: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+/** The tier one loyalty card holds (and the one it will hold from a later day). Dates are YYYY-MM-DD. */
+export interface LoyaltyTierMembersTable {
+  project_id: string;
+  voucher_id: string;
+  campaign_id: string;
+  customer_id: string | null;
+  tier_id: string | null;
+  start_date: string | null;
+  expiration_date: string | null;
+  pending_tier_id: string | null;
+  pending_start_date: string | null;
+  pending_expiration_date: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+export interface RewardsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  type: 'CAMPAIGN' | 'COIN' | 'MATERIAL';
+  parameters: Json;
+  /** null = unlimited; taken by a conditional decrement only. */
+  stock: number | null;
+  redeemed: Counter;
+  attributes: Json;
+  metadata: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+export interface RewardAssignmentsTable {
+  id: string;
+  project_id: string;
+  reward_id: string;
+  campaign_id: string;
+  /** Price in points; null for pay-with-points assignments. */
+  points: number | null;
+  auto_redeem: Bool | null;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+// ---- webhooks, custom event schemas, metadata schemas (migration 0008) ----
+
+export interface WebhooksTable {
+  id: string;
+  project_id: string;
+  target_url: string;
+  /** The event kinds as given (JSON array); the `aded` spellings are kept as sent. */
+  events: Json;
+  active: Bool;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+  deleted_at: Timestamp | null;
+}
+
+export type WebhookDeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED' | 'CANCELED';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  project_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_seq: number;
+  /** The delivered type (corrected `added` spelling). */
+  event_type: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  /** Set only on the oldest PENDING delivery of a webhook; later ones wait with NULL (per-webhook order). */
+  next_attempt_at: Timestamp | null;
+  locked_by: string | null;
+  locked_until: Timestamp | null;
+  last_attempt_at: Timestamp | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  /** JSON array of attempts: {attempt, at, response_status, error, duration_ms}. */
+  attempt_log: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
+export interface WebhookDispatchCursorTable {
+  name: string;
+  last_seq: number;
+  gap_max_seq: number | null;
+  /** JSON array of PostgreSQL virtual transaction ids that may still commit an event inside the gap. */
+  gap_holders: Json | null;
+  updated_at: Timestamp;
+}
+
+export interface CustomEventSchemasTable {
+  id: string;
+  project_id: string;
+  name: string;
+  /** name → {type, optional, deleted?} */
+  properties: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+export interface MetadataSchemasTable {
+  id: string;
+  project_id: string;
+  related_object: string;
+  /** name → metadata property definition (src/domain/metadata-schemas/metadata-problems.ts). */
+  properties: Json;
+  allow_defined_only: ColumnType<boolean | number | null, boolean | null, boolean | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+// ---- exports (migration 0009) ----
+
+export type ExportStatus = 'SCHEDULED' | 'IN_PROGRESS' | 'DONE' | 'ERROR';
+
+/** An export (platform reference 7.5) and the progress of the job writing its file. */
+export interface ExportsTable {
+  id: string;
+  project_id: string;
+  exported_object: string;
+  status: ExportStatus;
+  channel: string;
+  user_id: string | null;
+  /** The parameters as echoed, defaults filled in (src/services/exports/exports.ts). */
+  parameters: Json;
+  job_id: string;
+  row_count: Counter;
+  byte_count: Counter;
+  chunk_count: Counter;
+  /** Keyset position (sort key and id) of the last row written. */
+  cursor: Json | null;
+  error: string | null;
+  /** Keyed hash of the download token; the token itself is never stored. */
+  token_hash: string | null;
+  token_expires_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+}
+
+/** One piece of an export's CSV file; the file is the chunks in `seq` order. */
+export interface ExportChunksTable {
+  project_id: string;
+  export_id: string;
+  seq: number;
+  data: string;
+}
+
 export interface Database {
   settings: SettingsTable;
   management_keys: ManagementKeysTable;
@@ -547,6 +757,7 @@ export interface Database {
   vouchers: VouchersTable;
   voucher_transactions: VoucherTransactionsTable;
   loyalty_buckets: LoyaltyBucketsTable;
+  loyalty_pending_points: LoyaltyPendingPointsTable;
   publications: PublicationsTable;
   redemptions: RedemptionsTable;
   validation_rules: ValidationRulesTable;
@@ -558,4 +769,16 @@ export interface Database {
   product_collection_items: ProductCollectionItemsTable;
   redeemable_holders: RedeemableHoldersTable;
   referrals: ReferralsTable;
+  earning_rules: EarningRulesTable;
+  loyalty_tiers: LoyaltyTiersTable;
+  loyalty_tier_members: LoyaltyTierMembersTable;
+  rewards: RewardsTable;
+  reward_assignments: RewardAssignmentsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_dispatch_cursor: WebhookDispatchCursorTable;
+  custom_event_schemas: CustomEventSchemasTable;
+  metadata_schemas: MetadataSchemasTable;
+  exports: ExportsTable;
+  export_chunks: ExportChunksTable;
 }

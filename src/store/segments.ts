@@ -14,8 +14,19 @@ export async function insertSegment(db: Executor, row: Insertable<SegmentsTable>
   await db.insertInto('segments').values(row).execute();
 }
 
-export async function findSegment(db: Executor, projectId: string, id: string): Promise<SegmentRow | undefined> {
-  return db.selectFrom('segments').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+/**
+ * A segment by id. `forUpdate` (deletion) locks the row on PostgreSQL, so a rule that share-locks it to
+ * record a reference either commits first (and the deletion then sees the reference) or waits and finds
+ * it gone.
+ */
+export async function findSegment(db: Executor, projectId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<SegmentRow | undefined> {
+  const query = db.selectFrom('segments').selectAll().where('project_id', '=', projectId).where('id', '=', id);
+  return (options.forUpdate && isPostgres(db) ? query.forUpdate() : query).executeTakeFirst();
+}
+
+export async function findSegmentsByIds(db: Executor, projectId: string, ids: readonly string[]): Promise<SegmentRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('segments').selectAll().where('project_id', '=', projectId).where('id', 'in', ids).orderBy('id').execute();
 }
 
 export async function deleteSegmentRow(db: Executor, projectId: string, id: string): Promise<boolean> {
@@ -61,28 +72,33 @@ export async function autoUpdateSegments(db: Executor, projectId: string): Promi
 /**
  * Serialises changes of a project's segment definitions with customer writes (PostgreSQL; SQLite write
  * transactions are serialised already). Customer writes take the shared lock before they re-evaluate
- * memberships, segment creation and deletion take the exclusive one: a customer written while a segment
- * is being created is then either seen by that segment's initial sync or sees the segment itself. The
- * modes leave the key-share locks of foreign keys (customer inserts) unblocked.
+ * memberships, segment creation, deletion and sync batches take the exclusive one: a customer written
+ * while a segment is being created is then either seen by that segment's initial sync or sees the
+ * segment itself. A transaction-scoped advisory lock: no row is written to take it, and it ends with the
+ * transaction.
  */
 export async function lockSegmentDefinitions(db: Executor, projectId: string, mode: 'shared' | 'exclusive'): Promise<void> {
   if (!isPostgres(db)) return;
-  const query = db.selectFrom('projects').select('id').where('id', '=', projectId);
-  await (mode === 'shared' ? query.forShare() : query.forNoKeyUpdate()).execute();
+  const key = sql`hashtextextended(${`segments:${projectId}`}, 0)`;
+  await (mode === 'shared' ? sql`select pg_advisory_xact_lock_shared(${key})` : sql`select pg_advisory_xact_lock(${key})`).execute(db);
 }
 
 // ---- membership ----
 
 /** Adds customers to a segment; answers the ones that were not members before (they "entered"). */
 export async function addMembers(db: Executor, projectId: string, segmentId: string, customerIds: readonly string[], at: string): Promise<string[]> {
-  if (customerIds.length === 0) return [];
-  const rows = await db
-    .insertInto('segment_members')
-    .values(customerIds.map((customerId) => ({ project_id: projectId, segment_id: segmentId, customer_id: customerId, created_at: at })))
-    .onConflict((oc) => oc.columns(['project_id', 'segment_id', 'customer_id']).doNothing())
-    .returning('customer_id')
-    .execute();
-  return rows.map((r) => r.customer_id);
+  const entered: string[] = [];
+  // Chunks stay well below either database's limit on bound parameters per statement.
+  for (let start = 0; start < customerIds.length; start += 500) {
+    const rows = await db
+      .insertInto('segment_members')
+      .values(customerIds.slice(start, start + 500).map((customerId) => ({ project_id: projectId, segment_id: segmentId, customer_id: customerId, created_at: at })))
+      .onConflict((oc) => oc.columns(['project_id', 'segment_id', 'customer_id']).doNothing())
+      .returning('customer_id')
+      .execute();
+    entered.push(...rows.map((r) => r.customer_id));
+  }
+  return entered;
 }
 
 /** Removes one customer from the given segments; answers the segments it actually left. */

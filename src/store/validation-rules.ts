@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import type { Executor } from './db.ts';
+import { isPostgres, type Executor } from './db.ts';
 import type { ValidationRuleAssignmentsTable, ValidationRulesTable } from './schema.ts';
 
 // Validation rules, the objects they refer to, and their assignments. Every query names its project.
@@ -11,8 +11,15 @@ export async function insertRule(db: Executor, row: Insertable<ValidationRulesTa
   await db.insertInto('validation_rules').values(row).execute();
 }
 
-export async function findRule(db: Executor, projectId: string, id: string): Promise<ValidationRuleRow | undefined> {
-  return db.selectFrom('validation_rules').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+/**
+ * A rule by id, optionally locked on PostgreSQL: assignment writes take `share`, rule updates and
+ * deletes `update`. A deletion therefore never misses an assignment written concurrently: either the
+ * assignment commits first and the deletion removes it, or it waits and finds the rule gone.
+ */
+export async function findRule(db: Executor, projectId: string, id: string, lock?: 'share' | 'update'): Promise<ValidationRuleRow | undefined> {
+  const query = db.selectFrom('validation_rules').selectAll().where('project_id', '=', projectId).where('id', '=', id);
+  if (lock === undefined || !isPostgres(db)) return query.executeTakeFirst();
+  return (lock === 'share' ? query.forShare() : query.forUpdate()).executeTakeFirst();
 }
 
 export async function updateRule(db: Executor, projectId: string, id: string, patch: Updateable<ValidationRulesTable>): Promise<boolean> {
@@ -38,12 +45,18 @@ export interface RuleListQuery {
   createdTo?: string;
 }
 
-// Each sort key is the exact expression an index of migration 0003 holds.
-const SORT_EXPRESSION: Record<RuleSort, ReturnType<typeof sql<string>>> = {
-  created_at: sql<string>`created_at`,
-  updated_at: sql<string>`coalesce(updated_at, created_at)`,
-  name: sql<string>`name`,
-};
+// Each sort key is the exact expression an index of migration 0003 holds; names order by their bytes
+// on both dialects.
+function sortExpression(sort: RuleSort, postgres: boolean) {
+  switch (sort) {
+    case 'created_at':
+      return sql<string>`created_at`;
+    case 'updated_at':
+      return sql<string>`coalesce(updated_at, created_at)`;
+    case 'name':
+      return postgres ? sql<string>`name collate "C"` : sql<string>`name`;
+  }
+}
 
 export async function listRules(db: Executor, q: RuleListQuery): Promise<{ rows: ValidationRuleRow[]; total: number }> {
   let base = db.selectFrom('validation_rules').where('project_id', '=', q.projectId);
@@ -52,7 +65,7 @@ export async function listRules(db: Executor, q: RuleListQuery): Promise<{ rows:
   const direction = q.descending ? 'desc' : 'asc';
   const rows = await base
     .selectAll()
-    .orderBy(SORT_EXPRESSION[q.sort], direction)
+    .orderBy(sortExpression(q.sort, isPostgres(db)), direction)
     .orderBy('id', direction)
     .offset(q.offset)
     .limit(q.limit)
@@ -91,6 +104,23 @@ export async function replaceReferences(
     .insertInto('validation_rule_references')
     .values(references.map((r) => ({ project_id: projectId, rule_id: ruleId, object_type: r.type, object_id: r.id })))
     .execute();
+}
+
+/**
+ * Which of the given collections or segments exist, share-locking them on PostgreSQL until the
+ * transaction ends: a concurrent delete (which locks the row for update first) then either waits and
+ * sees the new reference, or has removed the row and the caller refuses the reference.
+ */
+export async function lockExistingObjects(
+  db: Executor,
+  projectId: string,
+  table: 'product_collections' | 'segments',
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const query = db.selectFrom(table).select('id').where('project_id', '=', projectId).where('id', 'in', ids);
+  const rows = await (isPostgres(db) ? query.forShare() : query).execute();
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Rules that refer to an object: up to `limit` of their ids (oldest rule id first) and how many there are. */

@@ -102,3 +102,25 @@ export function pointsExpiryDate(rules: ExpirationRules | null | undefined, earn
   const due = formatDay(thisYear) >= earnedOn ? thisYear : inYear(earned.year + 1);
   return formatDay(due);
 }
+
+const ROUNDINGS = ['END_OF_MONTH', 'END_OF_QUARTER', 'END_OF_HALF_YEAR', 'END_OF_YEAR', 'PARTICULAR_MONTH'] as const;
+
+function integer(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
+}
+
+/** Expiry rules as stored JSON (a campaign template, an earning rule), or null when absent or not rules. */
+export function readExpirationRules(value: unknown): ExpirationRules | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const v = value as Record<string, unknown>;
+  if (v.period_type !== 'MONTH' && v.period_type !== 'FIXED_DAY_OF_YEAR') return null;
+  const rounding = ROUNDINGS.find((r) => r === v.rounding_type);
+  return {
+    period_type: v.period_type,
+    period_value: integer(v.period_value),
+    rounding_type: rounding,
+    rounding_value: integer(v.rounding_value),
+    fixed_month: integer(v.fixed_month),
+    fixed_day: integer(v.fixed_day),
+  };
+}

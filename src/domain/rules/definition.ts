@@ -259,10 +259,12 @@ function checkGroup(raw: unknown, prefix: string, depth: number, insideItems: bo
   const rules = new Map<string, CompiledRule>();
   const json: Record<string, unknown> = {};
   let logicText = '';
+  let logicGiven = false;
   for (const [key, value] of Object.entries(raw)) {
     if (key === 'logic') {
       if (value !== null && value !== undefined && typeof value !== 'string') throw new RuleDefinitionError(`${where}.logic should be string`);
       logicText = value ?? '';
+      logicGiven = typeof value === 'string';
       continue;
     }
     if (!RULE_KEY.test(key)) throw new RuleDefinitionError(`${where}: '${key}' is neither a rule number nor 'logic'`);
@@ -281,10 +283,12 @@ function checkGroup(raw: unknown, prefix: string, depth: number, insideItems: bo
   for (const key of logicKeys(logic)) {
     if (!rules.has(key)) throw new RuleDefinitionError(`${where}.logic '${logicText}' names rule ${prefix === '' ? key : `${prefix}.${key}`}, which is not defined`);
   }
+  // The vendor's own example nests rules without a logic; all of them must then hold.
   if (logic === null && rules.size > 0) {
-    throw new RuleDefinitionError(`${where}.logic is required to combine the numbered rules (e.g. "1 and 2")`);
+    const keys = [...rules.keys()].sort((a, b) => Number(a) - Number(b));
+    logic = keys.map((key): LogicNode => ({ type: 'rule', key })).reduce((left, right) => ({ type: 'and', left, right }));
   }
-  if (rules.size > 0 || prefix === '') json.logic = logicText;
+  if (logicGiven || prefix === '') json.logic = logicText;
   return { json, group: { logic, rules } };
 }
 

@@ -15,6 +15,11 @@ export type AuthMode =
   | 'client'
   /** `/management/v1`: organisation-wide management keys. */
   | 'management'
+  /**
+   * `GET /v1/exports/{id}` (DECISIONS 25): a `token` query parameter is the credential of a download link,
+   * checked by the route; without one, or when keys or a bearer token are sent too, as `server`.
+   */
+  | 'server-or-download-token'
   | 'public';
 
 declare module 'fastify' {
@@ -56,6 +61,12 @@ async function authenticate(auth: Authenticator, mode: AuthMode, request: Fastif
       return auth.management(header(request, 'x-management-id'), header(request, 'x-management-token'));
     case 'server-keys':
       return auth.server(header(request, 'x-app-id'), header(request, 'x-app-token'));
+    case 'server-or-download-token': {
+      const query = request.query as Record<string, unknown> | undefined;
+      const credentials = header(request, 'x-app-id') !== undefined || header(request, 'authorization') !== undefined;
+      if (query?.token !== undefined && !credentials) return null;
+      return authenticate(auth, 'server', request);
+    }
     case 'server': {
       const token = bearerToken(request);
       if (token !== null && header(request, 'x-app-id') === undefined) return auth.bearer(token, path);

@@ -1,12 +1,23 @@
 import type { RouteContext, TypedApp } from '../../app.ts';
 import { registerAsyncActionRoutes } from './async-actions/async-actions.ts';
+import { registerBulkRoutes } from './bulk/bulk.ts';
+import { registerCustomEventRoutes } from './custom-events/custom-events.ts';
+import { registerMetadataSchemaRoutes } from './metadata-schemas/metadata-schemas.ts';
+import { registerWebhookRoutes } from './webhooks/webhooks.ts';
 import { registerCampaignRoutes } from './campaigns/campaigns.ts';
 import { registerLoyaltyCampaignRoutes } from './campaigns/loyalties.ts';
+import { registerLoyaltyMemberRoutes } from './loyalty/members.ts';
+import { registerLoyaltyIncentiveRoutes } from './loyalty/incentives.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { registerCustomerRoutes } from './customers/customers.ts';
+import { registerExportRoutes } from './exports/exports.ts';
 import { registerProjectRoutes } from './management/projects.ts';
 import { registerOauthRoutes } from './oauth/oauth.ts';
 import { registerOrderRoutes } from './orders/orders.ts';
+import { registerPublicationRoutes } from './publications/publications.ts';
+import { registerReferralRoutes } from './referrals/referrals.ts';
+import { registerVoucherRoutes } from './vouchers/vouchers.ts';
+import { registerTargetingRoutes } from './targeting/index.ts';
 
 export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<void> {
   registerProjectRoutes(app, ctx);
@@ -16,5 +27,16 @@ export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<
   registerOrderRoutes(app, ctx);
   registerCampaignRoutes(app, ctx);
   registerLoyaltyCampaignRoutes(app, ctx);
+  registerLoyaltyMemberRoutes(app, ctx);
+  registerLoyaltyIncentiveRoutes(app, ctx);
   registerAsyncActionRoutes(app, ctx);
+  registerVoucherRoutes(app, ctx);
+  registerPublicationRoutes(app, ctx);
+  registerReferralRoutes(app, ctx);
+  registerTargetingRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
+  registerCustomEventRoutes(app, ctx);
+  registerMetadataSchemaRoutes(app, ctx);
+  registerBulkRoutes(app, ctx);
+  registerExportRoutes(app, ctx);
 }

@@ -119,6 +119,7 @@ export const ListCustomersQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 99, default: 1 })),
   email: Type.Optional(Type.String({ description: 'Exact match' })),
   city: Type.Optional(Type.String({ description: 'Exact match on address.city' })),
+  segment_id: Type.Optional(Type.String({ minLength: 1, description: 'Only members of this segment (seg_…)' })),
   name: Type.Optional(Type.String({ description: 'Exact match' })),
   created_at: Type.Optional(DateRange('created_at[before] / created_at[after], exclusive; a date means midnight UTC')),
   updated_at: Type.Optional(

@@ -23,6 +23,7 @@ import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { renderVouchers, type VoucherObject } from '../vouchers/render.ts';
 import { checkDuration, checkValidity, inferCampaignType, voucherTemplateFor, type VoucherTemplate } from './campaign-input.ts';
 import { renderCampaign, renderCampaigns, type CampaignObject } from './render.ts';
+import { checkReferralProgram } from '../referrals/referral-program.ts';
 import { generateVouchers, SYNC_GENERATION_LIMIT, voucherRow, type VoucherOverrides } from './voucher-generation.ts';
 
 // Campaigns of every type: create (with code generation), read by id or name, list, update, delete (as
@@ -104,6 +105,7 @@ export async function createCampaign(deps: Deps, actor: Actor, input: CreateCamp
       const project = await findProject(tx, actor.projectId);
       const projectCharset = fromJson<{ charset?: string | null } | null>(project?.default_code_config, null)?.charset ?? null;
       const template = voucherTemplateFor(campaignType, input.voucher, projectCharset);
+      if (campaignType === 'REFERRAL_PROGRAM') await checkReferralProgram(tx, actor.projectId, input.referral_program);
       const categoryId = (await resolveCategoryId(tx, actor.projectId, input)) ?? null;
       const async = count > SYNC_GENERATION_LIMIT;
       const id = deps.ids.next('camp');
@@ -256,6 +258,7 @@ export async function updateCampaign(
     if (input.referral_program !== undefined && row.campaign_type !== 'REFERRAL_PROGRAM') {
       throw businessError('invalid_campaign', 'Invalid campaign', { details: `referral_program does not apply to ${row.campaign_type} campaigns` });
     }
+    if (input.referral_program !== undefined) await checkReferralProgram(tx, actor.projectId, input.referral_program);
     if (input.loyalty_tiers_expiration !== undefined && row.campaign_type !== 'LOYALTY_PROGRAM') {
       throw businessError('invalid_campaign', 'Invalid campaign', { details: `loyalty_tiers_expiration does not apply to ${row.campaign_type} campaigns` });
     }

@@ -8,6 +8,8 @@ import { appendEvents } from '../../store/events.ts';
 import * as productStore from '../../store/products.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { purgeProduct, purgeSku } from './products.ts';
+import { findVoucherInAnyState } from '../../store/voucher-list.ts';
+import { purgeBinnedVoucher } from '../vouchers/vouchers.ts';
 
 const FIELDS: readonly BinField[] = ['id', 'resource_id', 'resource_name', 'resource_type'];
 
@@ -106,10 +108,22 @@ export async function deleteBinEntry(deps: Deps, actor: Actor, entryId: string):
         }
         break;
       }
-      case 'voucher':
-        // Vouchers are binned one by one by the vouchers area, which purges them; until it exists no
-        // such entry can be written, so meeting one means the data was edited by hand.
-        throw new Error(`bin entry ${entry.id} holds a voucher, which cannot be purged yet`);
+      case 'voucher': {
+        const row = await findVoucherInAnyState(tx, actor.projectId, entry.resource_id);
+        await binStore.deleteBinEntry(tx, actor.projectId, entry.id);
+        if (row) {
+          await purgeBinnedVoucher(tx, actor.projectId, row.id);
+          await appendEvents(tx, [
+            makeEvent(deps, actor, {
+              type: 'voucher.deleted',
+              entityId: row.id,
+              voucherCode: row.code,
+              data: { voucher: { id: row.id, code: row.code, campaign_id: row.campaign_id, object: 'voucher' }, campaign: null, ...origin },
+            }),
+          ]);
+        }
+        break;
+      }
     }
   });
 }

@@ -17,6 +17,7 @@ import type { CatalogPage, ProductObject, ProductRow, ProductWithSkus, SkuObject
 import type { ProductsTable, SkusTable } from '../../store/schema.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 
 /** How many SKUs a product shows inline (GET product, product list); the SKU list pages through all. */
 export const EMBEDDED_SKUS = 100;
@@ -95,6 +96,7 @@ export async function upsertProduct(deps: Deps, actor: Actor, input: CreateProdu
         }
         const now = deps.clock.now().toISOString();
         if (existing) {
+          if (input.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'product', input.metadata);
           const renames = id !== null && input.source_id !== undefined && input.source_id !== existing.source_id;
           const patch = { ...productPatch(input), ...(renames ? { source_id: sourceId } : {}), updated_at: now };
           if (!(await store.updateLiveProduct(tx, actor.projectId, existing.id, patch))) {
@@ -102,6 +104,7 @@ export async function upsertProduct(deps: Deps, actor: Actor, input: CreateProdu
           }
           return recordProductChange(deps, actor, tx, existing.id, 'product.updated');
         }
+        await assertMetadata(tx, actor.projectId, 'product', input.metadata);
         const newId = deps.ids.next('prod');
         await store.insertProduct(tx, {
           id: newId,
@@ -157,6 +160,7 @@ export async function updateProduct(deps: Deps, actor: Actor, idOrSourceId: stri
   return inTransaction(deps, async (tx) => {
     const row = await store.findLiveProduct(tx, actor.projectId, idOrSourceId);
     if (!row) throw errors.notFound('product', idOrSourceId);
+    if (input.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'product', input.metadata);
     const patch = { ...productPatch(input), updated_at: deps.clock.now().toISOString() };
     if (!(await store.updateLiveProduct(tx, actor.projectId, row.id, patch))) throw errors.notFound('product', idOrSourceId);
     return recordProductChange(deps, actor, tx, row.id, 'product.updated');

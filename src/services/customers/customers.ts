@@ -8,6 +8,8 @@ import * as store from '../../store/customers.ts';
 import { findProject } from '../../store/projects.ts';
 import type { CustomerFields, CustomerObject, CustomerRow, CustomerSortKey } from '../../store/customers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
+import { eraseCustomerMemberships, refreshCustomerSegments, removeCustomerFromSegments } from '../segments/membership.ts';
 import { queryInstant } from '../../domain/time/query-instant.ts';
 
 export type { CustomerObject } from '../../store/customers.ts';
@@ -40,13 +42,15 @@ async function reread(tx: Tx, projectId: string, id: string): Promise<CustomerRo
 }
 
 async function applyUpdate(tx: Tx, deps: Deps, actor: Actor, row: CustomerRow, fields: CustomerFields): Promise<CustomerObject> {
+  if (fields.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'customer', fields.metadata);
   const changed = await store.updateCustomer(tx, actor.projectId, row.id, {
     ...store.customerColumns(fields),
     updated_at: deps.clock.now().toISOString(),
   });
   if (!changed) throw errors.notFound('customer', row.id);
-  const customer = store.toCustomerObject(await reread(tx, actor.projectId, row.id));
+  const customer = await store.renderCustomer(tx, actor.projectId, await reread(tx, actor.projectId, row.id));
   await appendEvents(tx, [customerEvent(deps, actor, 'customer.updated', customer)]);
+  await refreshCustomerSegments(tx, deps, actor, customer);
   return customer;
 }
 
@@ -62,6 +66,7 @@ async function insertOrFindWinner(
   sourceId: string | null,
   fields: CustomerFields,
 ): Promise<{ row: CustomerRow; created: boolean }> {
+  await assertMetadata(tx, actor.projectId, 'customer', fields.metadata);
   // A winner that is deleted between our conflict and our read frees the source_id again; try anew.
   for (let attempt = 0; attempt < 3; attempt++) {
     const id = deps.ids.next('cust');
@@ -78,7 +83,9 @@ async function insertOrFindWinner(
     });
     if (inserted) {
       const row = await reread(tx, actor.projectId, id);
-      await appendEvents(tx, [customerEvent(deps, actor, 'customer.created', store.toCustomerObject(row))]);
+      const customer = await store.renderCustomer(tx, actor.projectId, row);
+      await appendEvents(tx, [customerEvent(deps, actor, 'customer.created', customer)]);
+      await refreshCustomerSegments(tx, deps, actor, customer);
       return { row, created: true };
     }
     if (sourceId === null) break;
@@ -110,14 +117,14 @@ export async function resolveCustomer(
   if (ref.id) {
     const row = await store.findLiveCustomerById(tx, actor.projectId, ref.id);
     if (!row) throw errors.notFound('customer', ref.id);
-    return { customer: store.toCustomerObject(row), created: false };
+    return { customer: await store.renderCustomer(tx, actor.projectId, row), created: false };
   }
   if (!ref.source_id) throw errors.invalidPayload('Property .customer should have required property \'id\' or \'source_id\'');
   const existing = await store.findLiveCustomerBySourceId(tx, actor.projectId, ref.source_id);
-  if (existing) return { customer: store.toCustomerObject(existing), created: false };
+  if (existing) return { customer: await store.renderCustomer(tx, actor.projectId, existing), created: false };
   if (!options.createIfMissing) throw errors.notFound('customer', ref.source_id);
   const { row, created } = await insertOrFindWinner(tx, deps, actor, ref.source_id, fieldsOf(ref));
-  return { customer: store.toCustomerObject(row), created };
+  return { customer: await store.renderCustomer(tx, actor.projectId, row), created };
 }
 
 /**
@@ -140,7 +147,7 @@ export async function upsertCustomer(deps: Deps, actor: Actor, input: CustomerIn
       if (existing) return applyUpdate(tx, deps, actor, existing, fields);
     }
     const { row, created } = await insertOrFindWinner(tx, deps, actor, sourceId, fields);
-    return created ? store.toCustomerObject(row) : applyUpdate(tx, deps, actor, row, fields);
+    return created ? store.renderCustomer(tx, actor.projectId, row) : applyUpdate(tx, deps, actor, row, fields);
   });
 }
 
@@ -159,14 +166,14 @@ export async function createCustomerFromClientSide(deps: Deps, actor: Actor, inp
     }
     const { row, created } = await insertOrFindWinner(tx, deps, actor, sourceId, fields);
     if (!created) throw errors.duplicate('customer', 'source_id', sourceId ?? '');
-    return store.toCustomerObject(row);
+    return store.renderCustomer(tx, actor.projectId, row);
   });
 }
 
 export async function getCustomer(deps: Deps, actor: Actor, customerId: string): Promise<CustomerObject> {
   const row = await store.findLiveCustomer(deps.db, actor.projectId, customerId);
   if (!row) throw errors.notFound('customer', customerId);
-  return store.toCustomerObject(row);
+  return store.renderCustomer(deps.db, actor.projectId, row);
 }
 
 /** `PUT /v1/customers/{customerId}`: only the members sent change; `id`/`source_id` in the body are ignored. */
@@ -186,7 +193,9 @@ export async function deleteCustomer(deps: Deps, actor: Actor, customerId: strin
     if (!row) throw errors.notFound('customer', customerId);
     const hidden = await store.markCustomerDeleted(tx, actor.projectId, row.id, deps.clock.now().toISOString());
     if (!hidden) throw errors.notFound('customer', customerId);
-    await appendEvents(tx, [customerEvent(deps, actor, 'customer.deleted', store.toCustomerObject(row))]);
+    const customer = await store.renderCustomer(tx, actor.projectId, row);
+    await appendEvents(tx, [customerEvent(deps, actor, 'customer.deleted', customer)]);
+    await removeCustomerFromSegments(tx, deps, actor, customer);
   });
 }
 
@@ -222,6 +231,7 @@ export async function permanentlyDeleteCustomer(deps: Deps, actor: Actor, custom
     const orderEvents = await countCustomerEventsOfKind(tx, actor.projectId, row.id, 'order.');
     const erased = await deleteCustomerEvents(tx, actor.projectId, row.id);
     const orders = await deleteCustomerOrders(tx, actor.projectId, row.id);
+    const segments = await eraseCustomerMemberships(tx, actor.projectId, row.id);
     await store.eraseCustomer(tx, actor.projectId, row.id);
     const record: PermanentDeletion = {
       id: deps.ids.next('del'),
@@ -233,7 +243,7 @@ export async function permanentlyDeleteCustomer(deps: Deps, actor: Actor, custom
         events: erased.activities + erased.others,
         customer_events: erased.activities,
         daily_events: 0,
-        segments: 0,
+        segments,
         orders,
         order_events: orderEvents,
         customer: 1,
@@ -287,6 +297,7 @@ export async function listCustomers(deps: Deps, actor: Actor, query: ListCustome
     email: query.email,
     name: query.name,
     city: query.city,
+    segmentId: query.segment_id,
     createdBefore: instant(query.created_at?.before),
     createdAfter: instant(query.created_at?.after),
     updatedBefore: instant(query.updated_at?.before),
@@ -296,7 +307,7 @@ export async function listCustomers(deps: Deps, actor: Actor, query: ListCustome
   return {
     object: 'list',
     data_ref: 'customers',
-    customers: result.rows.map(store.toCustomerObject),
+    customers: await store.renderCustomers(deps.db, actor.projectId, result.rows),
     total: result.total,
     has_more: result.hasMore,
   };

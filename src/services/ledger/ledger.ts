@@ -34,19 +34,31 @@ export interface LedgerInput {
   transactionId?: string;
 }
 
-export interface BalanceObject {
-  points: number;
+interface BalanceBase {
   total: number;
   balance: number;
-  type: 'loyalty_card' | 'gift_voucher';
   object: 'balance';
   operation_type: 'MANUAL' | 'AUTOMATIC';
   related_object: { id: string; type: 'voucher' };
 }
 
-export interface LedgerResult {
+/** A loyalty card's balance after a change; `points` is the signed change. */
+export interface PointsBalance extends BalanceBase {
+  points: number;
+  type: 'loyalty_card';
+}
+
+/** A gift card's balance after a change; `amount` is the signed change, as the vendor names it there. */
+export interface CreditsBalance extends BalanceBase {
+  amount: number;
+  type: 'gift_voucher';
+}
+
+export type BalanceObject = PointsBalance | CreditsBalance;
+
+export interface LedgerResult<B extends BalanceObject = BalanceObject> {
   transaction: TransactionObject;
-  balance: BalanceObject;
+  balance: B;
   /** The card after the change, as stored. */
   card: VoucherRow;
 }
@@ -65,16 +77,13 @@ export interface TransactionObject {
 }
 
 function balanceObject(card: VoucherRow, delta: number, operationType: 'MANUAL' | 'AUTOMATIC'): BalanceObject {
-  const loyalty = card.type === 'LOYALTY_CARD';
-  return {
-    points: delta,
-    total: loyalty ? Number(card.loyalty_points) - Number(card.loyalty_subtracted_points) : Number(card.gift_amount ?? 0) - Number(card.gift_subtracted_amount),
-    balance: loyalty ? Number(card.loyalty_balance) : Number(card.gift_balance),
-    type: loyalty ? 'loyalty_card' : 'gift_voucher',
-    object: 'balance',
-    operation_type: operationType,
-    related_object: { id: card.id, type: 'voucher' },
-  };
+  const base = { object: 'balance' as const, operation_type: operationType, related_object: { id: card.id, type: 'voucher' as const } };
+  if (card.type === 'LOYALTY_CARD') {
+    const total = Number(card.loyalty_points) - Number(card.loyalty_subtracted_points);
+    return { points: delta, total, balance: Number(card.loyalty_balance), type: 'loyalty_card', ...base };
+  }
+  const total = Number(card.gift_amount ?? 0) - Number(card.gift_subtracted_amount);
+  return { amount: delta, total, balance: Number(card.gift_balance), type: 'gift_voucher', ...base };
 }
 
 async function record(
@@ -158,7 +167,7 @@ export async function creditPoints(
   card: VoucherRow,
   type: PointsCreditType,
   input: LedgerInput & { expiresAt?: string | null; refill?: Record<string, number>; today?: string },
-): Promise<LedgerResult> {
+): Promise<LedgerResult<PointsBalance>> {
   positive(input.points, 'points');
   const n = input.points;
   const counters =
@@ -205,7 +214,7 @@ export async function creditPoints(
       updated_at: null,
     });
   }
-  return record(tx, deps, actor, after, type, n, input, null);
+  return record(tx, deps, actor, after, type, n, input, null) as Promise<LedgerResult<PointsBalance>>;
 }
 
 /**
@@ -220,7 +229,7 @@ export async function debitPoints(
   card: VoucherRow,
   type: PointsDebitType,
   input: LedgerInput & { today: string },
-): Promise<LedgerResult> {
+): Promise<LedgerResult<PointsBalance>> {
   positive(input.points, 'points');
   const n = input.points;
   await expireDueBuckets(tx, deps, actor, card, input.today);
@@ -254,7 +263,7 @@ export async function debitPoints(
     left -= take;
   }
   // Whatever the buckets did not cover came from the card's own, never-expiring points.
-  return record(tx, deps, actor, after, type, -n, input, moves);
+  return record(tx, deps, actor, after, type, -n, input, moves) as Promise<LedgerResult<PointsBalance>>;
 }
 
 /** Expires the card's buckets whose last usable day is before `today`; answers the expired points. */
@@ -307,18 +316,18 @@ export async function expireDueBuckets(tx: Tx, deps: Deps, actor: Actor, card: V
 }
 
 /** Adds gift credits (a top-up, or a refund of a redemption). */
-export async function creditCredits(tx: Tx, deps: Deps, actor: Actor, card: VoucherRow, type: CreditsCreditType, input: LedgerInput): Promise<LedgerResult> {
+export async function creditCredits(tx: Tx, deps: Deps, actor: Actor, card: VoucherRow, type: CreditsCreditType, input: LedgerInput): Promise<LedgerResult<CreditsBalance>> {
   positive(input.points, 'amount');
   const n = input.points;
   const counter =
     type === 'CREDITS_REFUND' ? { redeemed_amount: sql<number>`redeemed_amount - ${n}` } : { gift_amount: sql<number>`coalesce(gift_amount, 0) + ${n}` };
   const after = await updatedCard(tx, actor.projectId, card.id, { gift_balance: sql<number>`gift_balance + ${n}`, ...counter, updated_at: deps.clock.now().toISOString() });
   if (!after) throw errors.notFound('voucher', card.code);
-  return record(tx, deps, actor, after, type, n, input, null);
+  return record(tx, deps, actor, after, type, n, input, null) as Promise<LedgerResult<CreditsBalance>>;
 }
 
 /** Takes gift credits; fails with `gift_amount_exceeded` and changes nothing when the balance is short. */
-export async function debitCredits(tx: Tx, deps: Deps, actor: Actor, card: VoucherRow, type: CreditsDebitType, input: LedgerInput): Promise<LedgerResult> {
+export async function debitCredits(tx: Tx, deps: Deps, actor: Actor, card: VoucherRow, type: CreditsDebitType, input: LedgerInput): Promise<LedgerResult<CreditsBalance>> {
   positive(input.points, 'amount');
   const n = input.points;
   const counter =
@@ -337,5 +346,5 @@ export async function debitCredits(tx: Tx, deps: Deps, actor: Actor, card: Vouch
       resourceType: 'voucher',
     });
   }
-  return record(tx, deps, actor, after, type, -n, input, null);
+  return record(tx, deps, actor, after, type, -n, input, null) as Promise<LedgerResult<CreditsBalance>>;
 }

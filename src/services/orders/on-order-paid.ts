@@ -2,6 +2,7 @@ import { findLiveCustomerById, toCustomerObject } from '../../store/customers.ts
 import type { Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
 import type { Actor, Deps } from '../context.ts';
+import { earnPointsForOrder } from '../loyalty/earning.ts';
 import { orderEvent } from './order-events.ts';
 import type { OrderObject } from './order-object.ts';
 
@@ -11,11 +12,13 @@ import type { OrderObject } from './order-object.ts';
  * same transaction, so it runs exactly once per order however often and however concurrently the order
  * is marked PAID: an order paid, cancelled and paid again does not come back here.
  *
- * Today it records `order.paid` (the `customer.order.paid` activity); the order-paid earning rules add
- * their points here.
+ * It records `order.paid` (the `customer.order.paid` activity), then the order-paid earning rules give
+ * their points (joining the customer to auto-join programs), naming that event in their accruals.
  */
 export async function onOrderPaid(tx: Tx, deps: Deps, actor: Actor, order: OrderObject): Promise<void> {
   const customerRow = order.customer_id === null ? undefined : await findLiveCustomerById(tx, actor.projectId, order.customer_id);
   const customer = customerRow ? toCustomerObject(customerRow) : null;
-  await appendEvents(tx, [orderEvent(deps, actor, 'paid', order, customer)]);
+  const paid = orderEvent(deps, actor, 'paid', order, customer);
+  await appendEvents(tx, [paid]);
+  await earnPointsForOrder(tx, deps, actor, order, { id: paid.id, type: 'customer.order.paid' });
 }

@@ -1,6 +1,6 @@
 import { businessError } from '../../domain/errors.ts';
 import { addIsoDuration, parseIsoDuration } from '../../domain/time/iso-duration.ts';
-import { addToVouchersCount, type CampaignRow } from '../../store/campaigns.ts';
+import { addToVouchersCount, findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts';
 import type { Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
 import { toJson } from '../../store/json.ts';
@@ -125,7 +125,7 @@ export async function publishVoucher(tx: Tx, deps: Deps, actor: Actor, request: 
       });
     }
   } else if (request.campaign) {
-    const campaign = request.campaign;
+    const campaign: CampaignRow = request.campaign;
     voucher = await claimUnpublishedVoucher(tx, actor.projectId, campaign.id, customer.id, now);
     const template = templateOf(campaign);
     if (!voucher && campaign.type === 'AUTO_UPDATE' && template) {
@@ -140,14 +140,17 @@ export async function publishVoucher(tx: Tx, deps: Deps, actor: Actor, request: 
         details: "Couldn't create new vouchers for publication",
       });
     }
-    const duration = campaign.activity_duration_after_publishing ? parseIsoDuration(campaign.activity_duration_after_publishing) : null;
-    if (duration) {
-      // The voucher is valid for this long from now, whatever the campaign's own expiry says.
-      await updateLiveVoucher(tx, actor.projectId, voucher.id, { expiration_date: addIsoDuration(new Date(now), duration).toISOString() });
-      voucher = (await findLiveVoucherById(tx, actor.projectId, voucher.id)) ?? voucher;
-    }
   } else {
     throw new Error('publishVoucher needs a voucher or a campaign');
+  }
+
+  // A campaign voucher published by code or picked from the pool is valid for the campaign's
+  // `activity_duration_after_publishing` from now, whatever the campaign's own expiry says.
+  const campaignRow = request.campaign ?? (voucher.campaign_id ? await findLiveCampaignById(tx, actor.projectId, voucher.campaign_id) : undefined);
+  const duration = campaignRow?.activity_duration_after_publishing ? parseIsoDuration(campaignRow.activity_duration_after_publishing) : null;
+  if (duration) {
+    await updateLiveVoucher(tx, actor.projectId, voucher.id, { expiration_date: addIsoDuration(new Date(now), duration).toISOString() });
+    voucher = (await findLiveVoucherById(tx, actor.projectId, voucher.id)) ?? voucher;
   }
 
   const publicationId = deps.ids.next('pub');
@@ -179,7 +182,7 @@ export async function publishVoucher(tx: Tx, deps: Deps, actor: Actor, request: 
     vouchers_id: [voucher.id],
     voucher: object,
   };
-  const campaignRef = request.campaign ?? null;
+  const campaignRef = campaignRow ?? null;
   const eventCampaign = campaignRef ? { id: campaignRef.id, type: campaignRef.campaign_type, name: campaignRef.name } : null;
   const payload = { customer: simpleCustomer(customer), campaign: eventCampaign, publication, voucher: object };
   await appendEvents(tx, [

@@ -1,7 +1,7 @@
 import { parseFilter, type ParsedFilter } from '../../domain/filters/filter.ts';
 import { customerFilterFields } from '../../domain/segments/customer-filter.ts';
 import type { Tx } from '../../store/db.ts';
-import { toCustomerObject, type CustomerObject } from '../../store/customers.ts';
+import { renderCustomers, type CustomerObject } from '../../store/customers.ts';
 import { appendEvents, type NewEvent } from '../../store/events.ts';
 import { fromJson } from '../../store/json.ts';
 import * as store from '../../store/segments.ts';
@@ -83,7 +83,7 @@ export async function removeCustomerFromSegments(tx: Tx, deps: Deps, actor: Acto
   await store.lockSegmentDefinitions(tx, actor.projectId, 'shared');
   const left = await store.removeAllMemberships(tx, actor.projectId, customer.id);
   if (left.length === 0) return;
-  const segments = await tx.selectFrom('segments').select(['id', 'name']).where('project_id', '=', actor.projectId).where('id', 'in', left).orderBy('id').execute();
+  const segments = await store.findSegmentsByIds(tx, actor.projectId, left);
   await appendEvents(
     tx,
     segments.map((segment) => membershipEvent(deps, actor, 'customer.segment.left', customer, segment)),
@@ -131,9 +131,14 @@ export async function syncSegmentBatch(
       deps.clock.now().toISOString(),
     ),
   );
+  const newcomers = await renderCustomers(
+    tx,
+    actor.projectId,
+    rows.filter((r) => entered.has(r.id)),
+  );
   await appendEvents(
     tx,
-    rows.filter((r) => entered.has(r.id)).map((r) => membershipEvent(deps, actor, 'customer.segment.entered', toCustomerObject(r), segment)),
+    newcomers.map((customer) => membershipEvent(deps, actor, 'customer.segment.entered', customer, segment)),
   );
   const last = rows[rows.length - 1] as (typeof rows)[number];
   return { next: rows.length < SYNC_BATCH ? null : { createdAt: last.created_at, id: last.id }, entered: entered.size };

@@ -2,6 +2,7 @@ import { domainError, errors } from '../../domain/errors.ts';
 import { findLiveCampaign } from '../../store/campaigns.ts';
 import type { Executor } from '../../store/db.ts';
 import { findLiveVoucher } from '../../store/vouchers.ts';
+import { earningRuleTarget, rewardAssignmentTarget } from '../loyalty/assignment-targets.ts';
 
 // The objects a validation rule can be assigned to, one lookup per `related_object_type`. A lookup
 // resolves what the client sent (an id, a voucher code, a campaign name) to the object's id and a short
@@ -40,6 +41,8 @@ const voucherTarget: TargetLookup = async (db, projectId, reference) => {
 const TARGETS: Partial<Record<AssignmentObjectType, TargetLookup>> = {
   campaign: campaignTarget,
   voucher: voucherTarget,
+  earning_rule: earningRuleTarget,
+  reward_assignment: rewardAssignmentTarget,
 };
 
 /** The object an assignment request names; 404 when it does not exist, 400 for a type not yet served. */

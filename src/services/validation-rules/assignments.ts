@@ -47,7 +47,7 @@ export async function createAssignment(
 ): Promise<AssignmentObject> {
   const { type, reference } = targetOf(input);
   return inTransaction(deps, async (tx) => {
-    const ruleRow = await store.findRule(tx, actor.projectId, ruleId);
+    const ruleRow = await store.findRule(tx, actor.projectId, ruleId, 'share');
     if (!ruleRow) throw errors.notFound('validation_rules', ruleId);
     const target = await resolveAssignmentTarget(tx, actor.projectId, type, reference);
     const events = [];
@@ -96,7 +96,7 @@ export async function createAssignment(
 
 export async function deleteAssignment(deps: Deps, actor: Actor, ruleId: string, assignmentId: string): Promise<void> {
   await inTransaction(deps, async (tx) => {
-    const ruleRow = await store.findRule(tx, actor.projectId, ruleId);
+    const ruleRow = await store.findRule(tx, actor.projectId, ruleId, 'share');
     if (!ruleRow) throw errors.notFound('validation_rules', ruleId);
     const removed = await store.deleteAssignment(tx, actor.projectId, ruleId, assignmentId);
     if (!removed) throw errors.notFound('validation_rules_assignment', assignmentId);

@@ -14,7 +14,7 @@ import type {
   UpdateValidationRuleInput,
   ValidationRuleObjectOut,
 } from '../../http/schemas/validation-rules.ts';
-import { isPostgres, type Executor, type Tx } from '../../store/db.ts';
+import type { Executor, Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import type { ValidationRulesTable } from '../../store/schema.ts';
@@ -91,17 +91,10 @@ function checkDefinition(input: DefinitionMembers): NormalisedDefinition {
  */
 async function recordReferences(tx: Tx, projectId: string, ruleId: string, definition: NormalisedDefinition): Promise<void> {
   const { collections, segments } = referencedObjects(definition);
-  const lockShared = isPostgres(tx);
-  const existing = async (table: 'product_collections' | 'segments', ids: string[]): Promise<Set<string>> => {
-    if (ids.length === 0) return new Set();
-    const query = tx.selectFrom(table).select('id').where('project_id', '=', projectId).where('id', 'in', ids);
-    const rows = await (lockShared ? query.forShare() : query).execute();
-    return new Set(rows.map((r) => r.id));
-  };
-  const foundCollections = await existing('product_collections', collections);
+  const foundCollections = await store.lockExistingObjects(tx, projectId, 'product_collections', collections);
   const missingCollection = collections.find((id) => !foundCollections.has(id));
   if (missingCollection) throw invalidDefinition(`The rule names products_collection ${missingCollection}, which does not exist`);
-  const foundSegments = await existing('segments', segments);
+  const foundSegments = await store.lockExistingObjects(tx, projectId, 'segments', segments);
   const missingSegment = segments.find((id) => !foundSegments.has(id));
   if (missingSegment) throw invalidDefinition(`The rule names segment ${missingSegment}, which does not exist`);
   await store.replaceReferences(tx, projectId, ruleId, [
@@ -166,7 +159,7 @@ export async function getRule(deps: Deps, actor: Actor, id: string): Promise<Val
 export async function updateRule(deps: Deps, actor: Actor, id: string, input: UpdateValidationRuleInput): Promise<ValidationRuleObject> {
   return guardName(input.name, () =>
     inTransaction(deps, async (tx) => {
-      const row = await store.findRule(tx, actor.projectId, id);
+      const row = await store.findRule(tx, actor.projectId, id, 'update');
       if (!row) throw errors.notFound('validation_rules', id);
       const stored = definitionOf(row);
       checkBundleRules(input.bundle_rules);
@@ -206,7 +199,7 @@ export async function updateRule(deps: Deps, actor: Actor, id: string, input: Up
 /** Deletes a rule together with its assignments (reference 5.5 *Rec.*), one event per assignment removed. */
 export async function deleteRule(deps: Deps, actor: Actor, id: string): Promise<void> {
   await inTransaction(deps, async (tx) => {
-    const row = await store.findRule(tx, actor.projectId, id);
+    const row = await store.findRule(tx, actor.projectId, id, 'update');
     if (!row) throw errors.notFound('validation_rules', id);
     const rule = toRuleObject(row, 0);
     const removed = await store.deleteAssignmentsOfRule(tx, actor.projectId, id);

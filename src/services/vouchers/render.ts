@@ -5,13 +5,14 @@ import { findCampaignsByIds } from '../../store/campaigns.ts';
 import { fromJson } from '../../store/json.ts';
 import { nextExpirations, type NextExpiration } from '../../store/ledger.ts';
 import type { VoucherRow } from '../../store/vouchers.ts';
+import type { VoucherOut } from '../../http/schemas/vouchers.ts';
 
 // The voucher object (promotions reference 2.3; seed 2.5 for the loyalty-card form) built from stored
 // rows, with the campaign, category and next points expiry looked up in batches.
 
-export type VoucherObject = Record<string, unknown> & { id: string; code: string; type: string; object: 'voucher' };
+export type VoucherObject = VoucherOut;
 
-export function giftObject(row: VoucherRow): Record<string, unknown> | null {
+export function giftObject(row: VoucherRow): VoucherOut['gift'] {
   if (row.type !== 'GIFT_VOUCHER') return null;
   return {
     amount: Number(row.gift_amount ?? 0),
@@ -33,10 +34,21 @@ export function loyaltyCardObject(row: VoucherRow, next: NextExpiration | undefi
   };
 }
 
+/** `assets` of a voucher object: where its code is drawn as a QR code and as a barcode. */
+export interface VoucherAssets {
+  qr: { id: string; url: string };
+  barcode: { id: string; url: string };
+}
+
 /** The project's time zone decides which day points expire by; `now` is the instant rendered for. */
 export interface VoucherContext {
   timeZone: string;
   now: Date;
+  /**
+   * Builds a voucher's asset links (src/services/loyalty/card-assets.ts `assetLinker`); links are signed
+   * with an installation secret, so callers that have it pass this and the object gains `assets`.
+   */
+  assets?: (row: VoucherRow) => VoucherAssets;
 }
 
 export async function renderVouchers(
@@ -70,18 +82,19 @@ export async function renderVouchers(
       category_id: row.category_id,
       categories: category ? [toCategoryObject(category)] : [],
       type: row.type,
-      discount: fromJson(row.discount, null),
+      discount: fromJson<Record<string, unknown> | null>(row.discount, null),
       gift: giftObject(row),
       loyalty_card: loyaltyCardObject(row, expirations.get(row.id)),
       start_date: row.start_date,
       expiration_date: row.expiration_date,
-      validity_timeframe: fromJson(row.validity_timeframe, null),
-      validity_day_of_week: fromJson(row.validity_day_of_week, null),
-      validity_hours: fromJson(row.validity_hours, null),
+      validity_timeframe: fromJson<VoucherOut['validity_timeframe']>(row.validity_timeframe, null),
+      validity_day_of_week: fromJson<number[] | null>(row.validity_day_of_week, null),
+      validity_hours: fromJson<VoucherOut['validity_hours']>(row.validity_hours, null),
       active: Boolean(row.active),
       additional_info: row.additional_info,
-      metadata: fromJson(row.metadata, {}),
+      metadata: fromJson<Record<string, unknown>>(row.metadata, {}),
       is_referral_code: Boolean(row.is_referral_code),
+      ...(context.assets ? { assets: context.assets(row) } : {}),
       holder_id: row.holder_id,
       referrer_id: row.referrer_id,
       created_at: row.created_at,

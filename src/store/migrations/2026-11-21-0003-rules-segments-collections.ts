@@ -1,10 +1,12 @@
 import { sql, type Kysely } from 'kysely';
-import type { MigrationDb } from './helpers.ts';
+import { isPostgres, type MigrationDb } from './helpers.ts';
 
 // Validation rules with their assignments, customer segments with their members, and product
 // collections with the items of static collections.
 
 export async function up(db: Kysely<MigrationDb>): Promise<void> {
+  const pg = isPostgres(db);
+
   await db.schema
     .createTable('validation_rules')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -19,8 +21,19 @@ export async function up(db: Kysely<MigrationDb>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text')
     .execute();
-  // The name is unique within a project (reference 5.1); the same index serves the name order of the list.
+  // The name is unique within a project (reference 5.1). The list orders names by their bytes on both
+  // dialects (SQLite's BINARY); PostgreSQL gets a "C"-collated index for that order, whatever the
+  // database's collation.
   await db.schema.createIndex('validation_rules_name').on('validation_rules').columns(['project_id', 'name']).unique().execute();
+  if (pg) {
+    await db.schema
+      .createIndex('validation_rules_name_order')
+      .on('validation_rules')
+      .column('project_id')
+      .expression(sql`name collate "C"`)
+      .column('id')
+      .execute();
+  }
   await db.schema.createIndex('validation_rules_created').on('validation_rules').columns(['project_id', 'created_at', 'id']).execute();
   await db.schema
     .createIndex('validation_rules_last_change')

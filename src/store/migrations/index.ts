@@ -3,7 +3,11 @@ import * as foundation from './2026-11-21-0001-foundation.ts';
 import * as campaignsVouchers from './2026-11-21-0002-campaigns-vouchers.ts';
 import * as rulesSegmentsCollections from './2026-11-21-0003-rules-segments-collections.ts';
 import * as orders from './2026-11-21-0004-orders.ts';
+import * as loyaltyMembers from './2026-11-21-0005-loyalty-members.ts';
 import * as vouchersReferrals from './2026-11-21-0006-vouchers-referrals.ts';
+import * as earningRulesTiersRewards from './2026-11-21-0007-earning-rules-tiers-rewards.ts';
+import * as webhooksEventsSchemas from './2026-11-21-0008-webhooks-events-schemas.ts';
+import * as exportsTables from './2026-11-21-0009-exports.ts';
 
 // Every migration, in the order it runs. Names are date-prefixed and never change once released.
 export const migrations: Record<string, Migration> = {
@@ -11,5 +15,9 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-0002-campaigns-vouchers': campaignsVouchers,
   '2026-11-21-0003-rules-segments-collections': rulesSegmentsCollections,
   '2026-11-21-0004-orders': orders,
+  '2026-11-21-0005-loyalty-members': loyaltyMembers,
   '2026-11-21-0006-vouchers-referrals': vouchersReferrals,
+  '2026-11-21-0007-earning-rules-tiers-rewards': earningRulesTiersRewards,
+  '2026-11-21-0008-webhooks-events-schemas': webhooksEventsSchemas,
+  '2026-11-21-0009-exports': exportsTables,
 };

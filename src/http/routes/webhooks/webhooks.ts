@@ -1,0 +1,102 @@
+import type { RouteContext, TypedApp } from '../../../app.ts';
+import * as webhooks from '../../../services/webhooks/webhooks.ts';
+import { managementActorOf } from '../../plugins/auth.ts';
+import { noContent } from '../../reply.ts';
+import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
+import { DeliveryList, ListDeliveriesQuery, WebhookBody, WebhookList, WebhookObject, WebhookParams } from '../../schemas/webhooks.ts';
+
+const tags = ['Management: webhooks'];
+const ProjectParams = IdParams('projectId', 'Project id (proj_…)');
+
+export function registerWebhookRoutes(app: TypedApp, { deps }: RouteContext): void {
+  app.post(
+    '/management/v1/projects/:projectId/webhooks',
+    {
+      schema: {
+        tags,
+        operationId: 'createWebhook',
+        summary: 'Create a webhook configuration; deliveries are signed with the project’s webhook_token',
+        params: ProjectParams,
+        body: WebhookBody,
+        response: { 200: WebhookObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => webhooks.createWebhook(deps, managementActorOf(request), request.params.projectId, request.body),
+  );
+
+  app.get(
+    '/management/v1/projects/:projectId/webhooks',
+    {
+      schema: {
+        tags,
+        operationId: 'listWebhooks',
+        summary: 'List the webhook configurations of a project',
+        params: ProjectParams,
+        response: { 200: WebhookList, ...errorResponses(404) },
+      },
+    },
+    async (request) => webhooks.listWebhooks(deps, request.params.projectId),
+  );
+
+  app.get(
+    '/management/v1/projects/:projectId/webhooks/:webhookId',
+    {
+      schema: {
+        tags,
+        operationId: 'getWebhook',
+        summary: 'Get a webhook configuration',
+        params: WebhookParams,
+        response: { 200: WebhookObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => webhooks.getWebhook(deps, request.params.projectId, request.params.webhookId),
+  );
+
+  app.put(
+    '/management/v1/projects/:projectId/webhooks/:webhookId',
+    {
+      schema: {
+        tags,
+        operationId: 'updateWebhook',
+        summary: 'Replace a webhook configuration: target_url and events are required, active defaults to true',
+        params: WebhookParams,
+        body: WebhookBody,
+        response: { 200: WebhookObject, ...errorResponses(404) },
+      },
+    },
+    async (request) =>
+      webhooks.updateWebhook(deps, managementActorOf(request), request.params.projectId, request.params.webhookId, request.body),
+  );
+
+  app.delete(
+    '/management/v1/projects/:projectId/webhooks/:webhookId',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteWebhook',
+        summary: 'Delete a webhook configuration; its deliveries not yet sent are canceled',
+        params: WebhookParams,
+        response: { 204: NoContent, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      await webhooks.deleteWebhook(deps, managementActorOf(request), request.params.projectId, request.params.webhookId);
+      return noContent(reply);
+    },
+  );
+
+  app.get(
+    '/management/v1/projects/:projectId/webhooks/:webhookId/deliveries',
+    {
+      schema: {
+        tags,
+        operationId: 'listWebhookDeliveries',
+        summary: 'Punchcard extension: the deliveries of a webhook with their attempts, newest first, filterable by status',
+        params: WebhookParams,
+        querystring: ListDeliveriesQuery,
+        response: { 200: DeliveryList, ...errorResponses(404) },
+      },
+    },
+    async (request) => webhooks.listDeliveries(deps, request.params.projectId, request.params.webhookId, request.query),
+  );
+}

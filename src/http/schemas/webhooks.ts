@@ -1,0 +1,83 @@
+import Type, { type Static } from 'typebox';
+import { WEBHOOK_EVENT_KINDS } from '../../domain/webhooks/event-kinds.ts';
+import { Limit, Nullable } from './common.ts';
+
+// Webhook configurations (seed 2.11, 4.4; platform reference 6.1) and Punchcard's delivery log.
+
+const EventKind = Type.Enum([...WEBHOOK_EVENT_KINDS], {
+  description: 'An event kind of seed part 6 (the `aded` spellings included) or its corrected `added` spelling; stored as given',
+});
+
+const TargetUrl = Type.String({ minLength: 1, maxLength: 2048, description: 'Absolute http(s) URL that receives the deliveries' });
+
+export const WebhookBody = Type.Object({
+  target_url: TargetUrl,
+  events: Type.Array(EventKind, { minItems: 1, maxItems: 100, description: 'Event kinds that trigger a delivery; replaces the whole list on update' }),
+  active: Type.Optional(Type.Boolean({ default: true, description: 'false switches the webhook off; default true' })),
+});
+export type WebhookInput = Static<typeof WebhookBody>;
+
+export const WebhookObject = Type.Object({
+  id: Type.String({ description: 'wh_…' }),
+  object: Type.Literal('webhook'),
+  created_at: Type.String({ format: 'date-time' }),
+  target_url: Type.String(),
+  events: Type.Array(Type.String()),
+  active: Type.Boolean(),
+});
+
+export const WebhookList = Type.Object({
+  object: Type.Literal('list'),
+  data_ref: Type.Literal('data'),
+  data: Type.Array(WebhookObject),
+  total: Type.Integer(),
+});
+
+export const WebhookParams = Type.Object({
+  projectId: Type.String({ minLength: 1, description: 'Project id (proj_…)' }),
+  webhookId: Type.String({ minLength: 1, description: 'Webhook id (wh_…)' }),
+});
+
+export const DeliveryStatus = Type.Enum(['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELED']);
+
+export const ListDeliveriesQuery = Type.Object({
+  limit: Type.Optional(Limit),
+  status: Type.Optional(DeliveryStatus),
+  order: Type.Optional(Type.Enum(['created_at', '-created_at'], { description: 'Log order (created_at) or newest first (-created_at, default)' })),
+  starting_after_id: Type.Optional(Type.String({ minLength: 1, description: 'Continue after this delivery (whs_…) in list order' })),
+});
+export type ListDeliveriesInput = Static<typeof ListDeliveriesQuery>;
+
+const AttemptOut = Type.Object({
+  attempt: Type.Integer({ minimum: 1 }),
+  at: Type.String({ format: 'date-time' }),
+  response_status: Nullable(Type.Integer({ description: 'HTTP status the receiver answered; null when it did not answer' })),
+  error: Nullable(Type.String({ description: 'Why the attempt failed; null on success' })),
+  duration_ms: Type.Integer(),
+});
+
+export const DeliveryObject = Type.Object({
+  id: Type.String({ description: 'whs_…, also the `id` of the delivered envelope' }),
+  object: Type.Literal('webhook_delivery'),
+  webhook_id: Type.String(),
+  type: Type.String({ description: 'Delivered event type (corrected `added` spelling)' }),
+  event: Type.Object({ id: Type.String(), type: Type.String() }),
+  status: DeliveryStatus,
+  attempts: Type.Integer({ description: 'Attempts made so far (at most 12)' }),
+  next_attempt_at: Nullable(Type.String({ format: 'date-time', description: 'When the next attempt is due; null while queued behind an earlier delivery or when finished' })),
+  last_attempt_at: Nullable(Type.String({ format: 'date-time' })),
+  last_response_status: Nullable(Type.Integer()),
+  last_error: Nullable(Type.String()),
+  attempt_log: Type.Array(AttemptOut),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  finished_at: Nullable(Type.String({ format: 'date-time' })),
+});
+
+export const DeliveryList = Type.Object({
+  object: Type.Literal('list'),
+  data_ref: Type.Literal('data'),
+  data: Type.Array(DeliveryObject),
+  has_more: Type.Boolean(),
+  more_starting_after: Type.Optional(Type.String()),
+});

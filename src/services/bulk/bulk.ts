@@ -1,0 +1,271 @@
+import { DomainError } from '../../domain/errors.ts';
+import type { CustomersBulkInput, MetadataBulkInput, ProductsBulkInput } from '../../http/schemas/bulk.ts';
+import { lockLiveCustomerById, lockLiveCustomerBySourceId } from '../../store/bulk.ts';
+import * as customerStore from '../../store/customers.ts';
+import type { CustomerFields, CustomerRow } from '../../store/customers.ts';
+import type { Tx } from '../../store/db.ts';
+import { appendEvents, type EventSource } from '../../store/events.ts';
+import { enqueueJob, recordJobProgress } from '../../store/jobs.ts';
+import { fromJson, toJson } from '../../store/json.ts';
+import * as productStore from '../../store/products.ts';
+import { isUniqueViolation } from '../../store/sql-errors.ts';
+import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { resolveCustomer, type CustomerObject } from '../customers/customers.ts';
+import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
+import { refreshCustomerSegments } from '../segments/membership.ts';
+
+// Bulk and metadata updates of customers and products (platform reference 3.1, 4.1, 8). The request
+// only validates and enqueues a job (answered 202 with the async action id); the worker applies the
+// items one by one, each in its own transaction together with the job's progress, so a job resumed after
+// a crash continues with the next item and never applies one twice. An item that breaks a business rule
+// (e.g. its metadata schema) is reported in `errors` and the others go on.
+
+export const CUSTOMERS_BULK_UPDATE = 'CUSTOMERS.BULK_UPDATE';
+export const CUSTOMERS_METADATA_UPDATE = 'CUSTOMERS.METADATA_UPDATE';
+export const PRODUCTS_BULK_UPDATE = 'PRODUCTS.BULK_UPDATE';
+export const PRODUCTS_METADATA_UPDATE = 'PRODUCTS.METADATA_UPDATE';
+
+export type BulkKind = typeof CUSTOMERS_BULK_UPDATE | typeof CUSTOMERS_METADATA_UPDATE | typeof PRODUCTS_BULK_UPDATE | typeof PRODUCTS_METADATA_UPDATE;
+
+type CustomerItem = CustomersBulkInput[number];
+type ProductItem = ProductsBulkInput[number];
+
+export type BulkPayload =
+  | { kind: typeof CUSTOMERS_BULK_UPDATE; source: EventSource; items: CustomerItem[] }
+  | { kind: typeof PRODUCTS_BULK_UPDATE; source: EventSource; items: ProductItem[] }
+  | { kind: typeof CUSTOMERS_METADATA_UPDATE | typeof PRODUCTS_METADATA_UPDATE; source: EventSource; source_ids: string[]; metadata: Record<string, unknown> };
+
+export interface BulkError {
+  key: string;
+  message: string;
+  details: string;
+  source_id: string;
+}
+
+/** The async action result (platform reference 8.2 `*.BULK_UPDATE`, `*.METADATA_UPDATE`). */
+export interface BulkResult {
+  done_count: number;
+  failed_count: number;
+  reports: string[];
+  reports_available_till: string | null;
+  errors: BulkError[];
+  operation_status: 'SUCCESS' | 'FAILED' | 'UNKNOWN';
+  /** Where a resumed job continues. */
+  next_index: number;
+}
+
+/** Bounds the result that is rewritten with every item; `failed_count` keeps the true number. */
+const MAX_ERRORS_LISTED = 100;
+
+async function enqueue(deps: Deps, actor: Actor, kind: BulkKind, payload: BulkPayload): Promise<{ async_action_id: string }> {
+  const id = deps.ids.next('aa');
+  await inTransaction(deps, (tx) =>
+    enqueueJob(tx, { id, projectId: actor.projectId, kind, payload, requestId: actor.requestId, now: deps.clock.now().toISOString() }),
+  );
+  return { async_action_id: id };
+}
+
+export const enqueueCustomersBulkUpdate = (deps: Deps, actor: Actor, items: CustomersBulkInput) =>
+  enqueue(deps, actor, CUSTOMERS_BULK_UPDATE, { kind: CUSTOMERS_BULK_UPDATE, source: actor.source, items });
+
+export const enqueueCustomersMetadataUpdate = (deps: Deps, actor: Actor, input: MetadataBulkInput) =>
+  enqueue(deps, actor, CUSTOMERS_METADATA_UPDATE, { kind: CUSTOMERS_METADATA_UPDATE, source: actor.source, ...input });
+
+export const enqueueProductsBulkUpdate = (deps: Deps, actor: Actor, items: ProductsBulkInput) =>
+  enqueue(deps, actor, PRODUCTS_BULK_UPDATE, { kind: PRODUCTS_BULK_UPDATE, source: actor.source, items });
+
+export const enqueueProductsMetadataUpdate = (deps: Deps, actor: Actor, input: MetadataBulkInput) =>
+  enqueue(deps, actor, PRODUCTS_METADATA_UPDATE, { kind: PRODUCTS_METADATA_UPDATE, source: actor.source, ...input });
+
+// ---- customers ----
+
+/** Writes the members of `fields` to a locked live customer and records `customer.updated`. */
+async function writeCustomer(tx: Tx, deps: Deps, actor: Actor, row: CustomerRow, fields: CustomerFields): Promise<CustomerObject> {
+  if (fields.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'customer', fields.metadata);
+  await customerStore.updateCustomer(tx, actor.projectId, row.id, { ...customerStore.customerColumns(fields), updated_at: deps.clock.now().toISOString() });
+  const updated = await customerStore.findLiveCustomerById(tx, actor.projectId, row.id);
+  if (!updated) throw new Error(`customer ${row.id} vanished inside its own transaction`);
+  const customer = await customerStore.renderCustomer(tx, actor.projectId, updated);
+  await appendEvents(tx, [
+    makeEvent(deps, actor, {
+      type: 'customer.updated',
+      activityType: 'customer.updated',
+      activityCategory: 'ACTION',
+      customerId: customer.id,
+      entityId: customer.id,
+      data: { customer },
+    }),
+  ]);
+  await refreshCustomerSegments(tx, deps, actor, customer);
+  return customer;
+}
+
+/** Upserts one customer by source_id: an unknown one is created (with `customer.created`). */
+async function upsertCustomerItem(tx: Tx, deps: Deps, actor: Actor, item: CustomerItem): Promise<void> {
+  const { source_id: sourceId, ...fields } = item;
+  let row = await lockLiveCustomerBySourceId(tx, actor.projectId, sourceId);
+  if (!row) {
+    const { customer, created } = await resolveCustomer(tx, deps, actor, { ...fields, source_id: sourceId }, { createIfMissing: true });
+    if (created) return;
+    // Another writer created it a moment ago: update that one instead.
+    row = await lockLiveCustomerById(tx, actor.projectId, customer.id);
+    if (!row) throw new Error(`customer ${customer.id} vanished inside its own transaction`);
+  }
+  await writeCustomer(tx, deps, actor, row, fields);
+}
+
+/** Merges `metadata` into one customer's metadata (members not sent stay); an unknown source_id is created. */
+async function mergeCustomerMetadata(tx: Tx, deps: Deps, actor: Actor, sourceId: string, metadata: Record<string, unknown>): Promise<void> {
+  let row = await lockLiveCustomerBySourceId(tx, actor.projectId, sourceId);
+  if (!row) {
+    const { customer, created } = await resolveCustomer(tx, deps, actor, { source_id: sourceId, metadata }, { createIfMissing: true });
+    if (created) return;
+    row = await lockLiveCustomerById(tx, actor.projectId, customer.id);
+    if (!row) throw new Error(`customer ${customer.id} vanished inside its own transaction`);
+  }
+  await writeCustomer(tx, deps, actor, row, { metadata: { ...fromJson<Record<string, unknown>>(row.metadata, {}), ...metadata } });
+}
+
+// ---- products ----
+
+async function recordProduct(tx: Tx, deps: Deps, actor: Actor, id: string, type: 'product.created' | 'product.updated'): Promise<void> {
+  const row = await productStore.findLiveProductById(tx, actor.projectId, id);
+  if (!row) throw new Error(`product ${id} vanished inside its own transaction`);
+  await appendEvents(tx, [makeEvent(deps, actor, { type, entityId: id, data: { product: productStore.toProductObject(row) } })]);
+}
+
+interface ProductFields {
+  name?: string | null;
+  price?: number | null;
+  attributes?: string[] | null;
+  metadata?: Record<string, unknown> | null;
+  image_url?: string | null;
+}
+
+async function writeProduct(tx: Tx, deps: Deps, actor: Actor, sourceId: string, fields: ProductFields, mergeMetadata: boolean): Promise<void> {
+  const now = deps.clock.now().toISOString();
+  const found = await productStore.findLiveProductBySourceId(tx, actor.projectId, sourceId);
+  const existing = found ? await productStore.lockLiveProduct(tx, actor.projectId, found.id) : undefined;
+  if (!existing) {
+    await assertMetadata(tx, actor.projectId, 'product', fields.metadata ?? {});
+    const id = deps.ids.next('prod');
+    await productStore.insertProduct(tx, {
+      id,
+      project_id: actor.projectId,
+      source_id: sourceId,
+      name: fields.name ?? null,
+      price: fields.price ?? null,
+      attributes: toJson(fields.attributes ?? []),
+      metadata: toJson(fields.metadata ?? {}),
+      image_url: fields.image_url ?? null,
+      created_at: now,
+      updated_at: null,
+      binned_at: null,
+    });
+    await recordProduct(tx, deps, actor, id, 'product.created');
+    return;
+  }
+  const metadata =
+    fields.metadata === undefined ? undefined : mergeMetadata ? { ...fromJson<Record<string, unknown>>(existing.metadata, {}), ...fields.metadata } : (fields.metadata ?? {});
+  if (metadata !== undefined) await assertMetadata(tx, actor.projectId, 'product', metadata);
+  await productStore.updateLiveProduct(tx, actor.projectId, existing.id, {
+    ...(fields.name !== undefined ? { name: fields.name } : {}),
+    ...(fields.price !== undefined ? { price: fields.price } : {}),
+    ...(fields.attributes !== undefined ? { attributes: toJson(fields.attributes ?? []) } : {}),
+    ...(metadata !== undefined ? { metadata: toJson(metadata) } : {}),
+    ...(fields.image_url !== undefined ? { image_url: fields.image_url } : {}),
+    updated_at: now,
+  });
+  await recordProduct(tx, deps, actor, existing.id, 'product.updated');
+}
+
+// ---- the job ----
+
+interface BulkItem {
+  sourceId: string;
+  apply: (tx: Tx) => Promise<void>;
+}
+
+function itemsOf(deps: Deps, actor: Actor, payload: BulkPayload): BulkItem[] {
+  switch (payload.kind) {
+    case CUSTOMERS_BULK_UPDATE:
+      return payload.items.map((item) => ({ sourceId: item.source_id, apply: (tx) => upsertCustomerItem(tx, deps, actor, item) }));
+    case PRODUCTS_BULK_UPDATE:
+      return payload.items.map((item) => {
+        const { source_id: sourceId, ...fields } = item;
+        return { sourceId, apply: (tx) => writeProduct(tx, deps, actor, sourceId, fields, false) };
+      });
+    case CUSTOMERS_METADATA_UPDATE:
+      return payload.source_ids.map((sourceId) => ({ sourceId, apply: (tx) => mergeCustomerMetadata(tx, deps, actor, sourceId, payload.metadata) }));
+    case PRODUCTS_METADATA_UPDATE:
+      return payload.source_ids.map((sourceId) => ({ sourceId, apply: (tx) => writeProduct(tx, deps, actor, sourceId, { metadata: payload.metadata }, true) }));
+  }
+}
+
+function finalStatus(result: BulkResult): BulkResult['operation_status'] {
+  return result.failed_count === 0 ? 'SUCCESS' : 'FAILED';
+}
+
+/**
+ * Applies a bulk job's items from where an earlier attempt stopped. Each item commits with the job's
+ * progress; an item that breaks a business rule is recorded as failed. Any other error (database gone)
+ * ends the attempt, and the worker retries the job from the last committed item.
+ */
+export async function runBulkJob(
+  deps: Deps,
+  job: { id: string; projectId: string; requestId: string | null; payload: BulkPayload; result: unknown },
+): Promise<Omit<BulkResult, 'next_index'>> {
+  const actor: Actor = { projectId: job.projectId, requestId: job.requestId ?? job.id, source: job.payload.source };
+  const items = itemsOf(deps, actor, job.payload);
+  const earlier = job.result as Partial<BulkResult> | null;
+  let result: BulkResult = {
+    done_count: earlier?.done_count ?? 0,
+    failed_count: earlier?.failed_count ?? 0,
+    reports: [],
+    reports_available_till: null,
+    errors: earlier?.errors ?? [],
+    operation_status: 'UNKNOWN',
+    next_index: earlier?.next_index ?? 0,
+  };
+  const percent = (next: number) => Math.floor((next / Math.max(1, items.length)) * 99);
+  while (result.next_index < items.length) {
+    const index = result.next_index;
+    const item = items[index];
+    if (!item) break;
+    const done: BulkResult = { ...result, done_count: result.done_count + 1, next_index: index + 1 };
+    let failure: DomainError | null = null;
+    // A unique-index race (the same source_id created concurrently) is settled by running the item again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await inTransaction(deps, async (tx) => {
+          await item.apply(tx);
+          await recordJobProgress(tx, job.id, done, percent(index + 1), deps.clock.now().toISOString());
+        });
+        failure = null;
+        break;
+      } catch (error) {
+        if (error instanceof DomainError) {
+          failure = error;
+          break;
+        }
+        if (!isUniqueViolation(error) || attempt >= 3) throw error;
+      }
+    }
+    if (failure === null) {
+      result = done;
+      continue;
+    }
+    const errorEntry: BulkError = { key: failure.key, message: failure.message, details: failure.details ?? failure.message, source_id: item.sourceId };
+    const failed: BulkResult = {
+      ...result,
+      failed_count: result.failed_count + 1,
+      errors: result.errors.length < MAX_ERRORS_LISTED ? [...result.errors, errorEntry] : result.errors,
+      next_index: index + 1,
+    };
+    await recordJobProgress(deps.db, job.id, failed, percent(index + 1), deps.clock.now().toISOString());
+    result = failed;
+  }
+  // `next_index` only serves a resumed attempt; the finished result is the vendor's shape.
+  const { next_index: _next, ...finished } = result;
+  return { ...finished, operation_status: finalStatus(result) };
+}

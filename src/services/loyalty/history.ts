@@ -1,0 +1,132 @@
+import type { ListTransactionsInput } from '../../http/schemas/vouchers.ts';
+import type { MemberActivitiesInput, MemberActivityInput, PageInput } from '../../http/schemas/loyalty.ts';
+import { errors } from '../../domain/errors.ts';
+import { findCardEvent, listCardActivity, listProgramTransactions, listUsableBuckets, type CardEvent } from '../../store/loyalty.ts';
+import type { Actor, Deps } from '../context.ts';
+import { listTransactionsOfCard, toTransactionObject, type TransactionList } from '../vouchers/transactions.ts';
+import { loyaltyCard, loyaltyProgram, projectDay } from './cards.ts';
+
+// What happened to a card, read back: its transactions and its program's (loyalty reference 2.7), the
+// points it holds by expiry date (2.8.1), and its activity, the event log filtered by the card (2.6).
+
+/** Card transactions: the voucher area's list, so gift and loyalty cards page and render the same way. */
+export async function cardTransactions(deps: Deps, actor: Actor, campaignId: string | null, memberId: string, query: ListTransactionsInput): Promise<TransactionList> {
+  const program = campaignId === null ? undefined : await loyaltyProgram(deps.db, actor, campaignId);
+  const card = await loyaltyCard(deps.db, actor, memberId, program);
+  return listTransactionsOfCard(deps, actor, card, query);
+}
+
+/** `GET /v1/loyalties/{campaignId}/transactions`: every card transaction of the program. */
+export async function programTransactions(deps: Deps, actor: Actor, campaignId: string, query: ListTransactionsInput): Promise<TransactionList> {
+  const program = await loyaltyProgram(deps.db, actor, campaignId);
+  const { rows, hasMore } = await listProgramTransactions(deps.db, {
+    projectId: actor.projectId,
+    campaignId: program.id,
+    limit: query.limit ?? 10,
+    descending: (query.order ?? '-id') === '-id',
+    ...(query.starting_after_id !== undefined ? { startingAfterId: query.starting_after_id } : {}),
+  });
+  const data = rows.map(toTransactionObject);
+  const last = data.at(-1);
+  return { object: 'list', data_ref: 'data', data, has_more: hasMore, ...(hasMore && last ? { more_starting_after: last.id } : {}) };
+}
+
+export interface PointsBucketObject {
+  id: string;
+  voucher_id: string;
+  campaign_id: string | null;
+  bucket: { total_points: number };
+  status: 'ACTIVE';
+  expires_at?: string;
+  created_at: string;
+  updated_at: string | null;
+  object: 'loyalty_points_bucket';
+}
+
+/**
+ * `GET /v1/loyalties/{campaignId}/members/{memberId}/points-expiration`: buckets still usable today in
+ * the project's time zone, soonest expiry first and never-expiring last. Emptied buckets stay listed
+ * (as the vendor's examples show); a bucket past its last day is gone even before the expiry job ran.
+ */
+export async function pointsExpiration(deps: Deps, actor: Actor, campaignId: string, memberId: string, query: PageInput) {
+  const program = await loyaltyProgram(deps.db, actor, campaignId);
+  const card = await loyaltyCard(deps.db, actor, memberId, program);
+  const day = await projectDay(deps.db, deps, actor.projectId);
+  const limit = query.limit ?? 10;
+  const { rows, total } = await listUsableBuckets(deps.db, actor.projectId, card.id, day.today, limit, ((query.page ?? 1) - 1) * limit);
+  const data: PointsBucketObject[] = rows.map((b) => ({
+    id: b.id,
+    voucher_id: b.voucher_id,
+    campaign_id: b.campaign_id,
+    bucket: { total_points: Number(b.points) },
+    status: 'ACTIVE',
+    ...(b.expires_at !== null ? { expires_at: b.expires_at } : {}),
+    created_at: b.created_at,
+    updated_at: b.updated_at,
+    object: 'loyalty_points_bucket',
+  }));
+  return { object: 'list' as const, data_ref: 'data' as const, data, total };
+}
+
+function activityData(event: CardEvent): Record<string, unknown> {
+  return { ...event.data, event_source: event.source };
+}
+
+export interface MemberActivityList {
+  object: 'list';
+  data_ref: 'data';
+  data: { id: string; type: string; data: Record<string, unknown>; created_at: string; group_id: string }[];
+  has_more: boolean;
+  more_starting_after?: string;
+}
+
+/** `GET …/members/{memberId}/activity`: the card's activities, newest first, with an event-id cursor. */
+export async function memberActivity(deps: Deps, actor: Actor, campaignId: string | null, memberId: string, query: MemberActivityInput): Promise<MemberActivityList> {
+  const program = campaignId === null ? undefined : await loyaltyProgram(deps.db, actor, campaignId);
+  const card = await loyaltyCard(deps.db, actor, memberId, program);
+  let after: { createdAt: string; seq: number } | undefined;
+  if (query.starting_after_id !== undefined) {
+    const found = await findCardEvent(deps.db, actor.projectId, card.code, query.starting_after_id);
+    if (!found) throw errors.invalidQuery(`Property .starting_after_id names no activity of card ${card.code}: ${query.starting_after_id}`);
+    after = found;
+  }
+  const { events, hasMore } = await listCardActivity(deps.db, {
+    projectId: actor.projectId,
+    voucherCode: card.code,
+    since: card.created_at,
+    limit: query.limit ?? 10,
+    descending: (query.order ?? '-created_at') === '-created_at',
+    ...(after ? { after } : {}),
+  });
+  const data = events.map((e) => ({ id: e.id, type: e.type, data: activityData(e), created_at: e.createdAt, group_id: e.groupId }));
+  const last = data.at(-1);
+  return { object: 'list', data_ref: 'data', data, has_more: hasMore, ...(hasMore && last ? { more_starting_after: last.id } : {}) };
+}
+
+export interface MemberActivitiesList {
+  object: 'list';
+  data_ref: 'activities';
+  activities: { id: string; type: string; object: 'event'; data: Record<string, unknown>; created_at: string; group_id: string }[];
+  total: number;
+}
+
+/** `GET …/members/{memberId}/activities`: the older form the SDK's getMemberActivities reads (pages and a total). */
+export async function memberActivities(deps: Deps, actor: Actor, campaignId: string | null, memberId: string, query: MemberActivitiesInput): Promise<MemberActivitiesList> {
+  const program = campaignId === null ? undefined : await loyaltyProgram(deps.db, actor, campaignId);
+  const card = await loyaltyCard(deps.db, actor, memberId, program);
+  const limit = query.limit ?? 10;
+  const { events, total } = await listCardActivity(deps.db, {
+    projectId: actor.projectId,
+    voucherCode: card.code,
+    since: card.created_at,
+    limit,
+    descending: true,
+    offset: ((query.page ?? 1) - 1) * limit,
+  });
+  return {
+    object: 'list',
+    data_ref: 'activities',
+    activities: events.map((e) => ({ id: e.id, type: e.type, object: 'event', data: activityData(e), created_at: e.createdAt, group_id: e.groupId })),
+    total,
+  };
+}

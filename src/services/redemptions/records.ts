@@ -1,0 +1,186 @@
+import type { Insertable } from 'kysely';
+import type { CustomerObject } from '../../store/customers.ts';
+import type { Tx } from '../../store/db.ts';
+import { fromJson, toJson } from '../../store/json.ts';
+import { countCustomerRedemption, findRedemption, insertRedemption, type RedemptionRow } from '../../store/redemption-records.ts';
+import type { RedemptionsTable } from '../../store/schema.ts';
+import type { Actor } from '../context.ts';
+import type { OrderObject } from '../orders/order-object.ts';
+
+// The redemption record (seed 2.8, promotions reference 9.1): written by every redemption (reward
+// redemptions here; the redemption engine's voucher and promotion redemptions too) and rendered the same
+// way by the redemption lists. A record keeps snapshots of what it concerned as it was at that moment,
+// and `effects`: exactly what was consumed, so a rollback can restore it.
+
+export type ChannelType = 'API' | 'USER' | 'AUTO_REDEEM';
+
+export interface RedemptionChannel {
+  channel_id: string | null;
+  channel_type: ChannelType;
+}
+
+/** Who redeemed: the API key's app id, the dashboard user, or (auto-redeem) the reward assignment. */
+export function channelOf(actor: Actor, autoRedeemAssignmentId?: string): RedemptionChannel {
+  if (autoRedeemAssignmentId) return { channel_id: autoRedeemAssignmentId, channel_type: 'AUTO_REDEEM' };
+  if (actor.source.user) return { channel_id: actor.source.user.id, channel_type: 'USER' };
+  return { channel_id: actor.source.api_key?.app_id ?? null, channel_type: 'API' };
+}
+
+export interface SimpleCustomer {
+  id: string;
+  name: string | null;
+  email: string | null;
+  source_id: string | null;
+  metadata: Record<string, unknown>;
+  object: 'customer';
+}
+
+export function simpleCustomer(customer: Pick<CustomerObject, 'id' | 'name' | 'email' | 'source_id' | 'metadata'>): SimpleCustomer {
+  return { id: customer.id, name: customer.name, email: customer.email, source_id: customer.source_id, metadata: customer.metadata, object: 'customer' };
+}
+
+/** The record as the API shows it (seed 2.8 plus the vendor's `status` and parent `redemption`). */
+export interface RedemptionRecord {
+  id: string;
+  object: 'redemption' | 'redemption_rollback';
+  date: string;
+  customer_id: string | null;
+  tracking_id: string | null;
+  metadata: Record<string, unknown>;
+  amount?: number;
+  redemption: string | null;
+  result: 'SUCCESS' | 'FAILURE';
+  status: 'SUCCEEDED' | 'FAILED' | 'ROLLED_BACK';
+  failure_code?: string;
+  failure_message?: string;
+  reason?: string;
+  order: OrderObject | null;
+  channel: RedemptionChannel;
+  customer: SimpleCustomer | null;
+  related_object_type: string;
+  related_object_id: string;
+  voucher?: Record<string, unknown> | null;
+  promotion_tier?: Record<string, unknown>;
+  reward?: Record<string, unknown>;
+  gift?: { amount: number };
+  loyalty_card?: { points: number };
+}
+
+export function renderRedemption(row: RedemptionRow): RedemptionRecord {
+  const reward = fromJson<Record<string, unknown> | null>(row.reward_snapshot, null);
+  const tier = fromJson<Record<string, unknown> | null>(row.promotion_tier_snapshot, null);
+  const gift = fromJson<{ amount: number } | null>(row.gift, null);
+  const loyaltyCard = fromJson<{ points: number } | null>(row.loyalty_card, null);
+  return {
+    id: row.id,
+    object: row.object,
+    date: row.created_at,
+    customer_id: row.customer_id,
+    tracking_id: row.tracking_id,
+    metadata: fromJson(row.metadata, {}),
+    ...(row.amount !== null ? { amount: Number(row.amount) } : {}),
+    redemption: row.parent_id,
+    result: row.result,
+    status: row.status,
+    ...(row.failure_code !== null ? { failure_code: row.failure_code } : {}),
+    ...(row.failure_message !== null ? { failure_message: row.failure_message } : {}),
+    ...(row.reason !== null ? { reason: row.reason } : {}),
+    order: fromJson(row.order_snapshot, null),
+    channel: fromJson(row.channel, { channel_id: null, channel_type: 'API' }),
+    customer: fromJson(row.customer_snapshot, null),
+    related_object_type: row.related_object_type,
+    related_object_id: row.related_object_id,
+    ...(row.voucher_snapshot !== null || row.voucher_id !== null ? { voucher: fromJson(row.voucher_snapshot, null) } : {}),
+    ...(tier ? { promotion_tier: tier } : {}),
+    ...(reward ? { reward } : {}),
+    ...(gift ? { gift } : {}),
+    ...(loyaltyCard ? { loyalty_card: loyaltyCard } : {}),
+  };
+}
+
+/**
+ * What a reward redemption consumed and handed out, for its rollback: the card's use and points (the
+ * transaction names the buckets drawn), the reward unit, the order discount, and what was issued.
+ */
+export interface RewardRedemptionEffects {
+  kind: 'loyalty_reward';
+  card: { voucher_id: string; redeemed_quantity: 1 };
+  points: { voucher_id: string; points: number; transaction_id: string | null };
+  reward: { reward_id: string; assignment_id: string; stock_taken: boolean; redeemed: 1 };
+  order: { order_id: string; discount_amount: number } | null;
+  issued:
+    | { type: 'coupon'; voucher_id: string; publication_id: string }
+    | { type: 'gift_credits'; voucher_id: string; amount: number; transaction_id: string; publication_id: string | null }
+    | { type: 'loyalty_points'; voucher_id: string; points: number; transaction_id: string; publication_id: string | null }
+    | { type: 'product'; product_id: string; sku_id: string | null }
+    | null;
+  customer_counters: { customer_id: string; total_redeemed: 1; total_succeeded: 1 } | null;
+}
+
+export interface NewRedemptionRecord {
+  id: string;
+  actor: Actor;
+  channel: RedemptionChannel;
+  customer: SimpleCustomer | null;
+  trackingId: string | null;
+  metadata: Record<string, unknown>;
+  amount: number | null;
+  relatedObject: { type: string; id: string; parentId: string | null };
+  voucher: { id: string; code: string; snapshot: Record<string, unknown> } | null;
+  campaign: { id: string; name: string } | null;
+  order: OrderObject | null;
+  reward: Record<string, unknown> | null;
+  gift: { amount: number } | null;
+  loyaltyCard: { points: number } | null;
+  effects: RewardRedemptionEffects | Record<string, unknown> | null;
+  at: string;
+}
+
+/**
+ * Stores a successful redemption record and moves the customer's counters (total_redeemed and
+ * total_succeeded), inside the caller's transaction; answers the record as the API shows it.
+ */
+export async function recordSuccessfulRedemption(tx: Tx, record: NewRedemptionRecord): Promise<RedemptionRecord> {
+  const row: Insertable<RedemptionsTable> = {
+    id: record.id,
+    project_id: record.actor.projectId,
+    object: 'redemption',
+    result: 'SUCCESS',
+    status: 'SUCCEEDED',
+    failure_code: null,
+    failure_message: null,
+    reason: null,
+    customer_id: record.customer?.id ?? null,
+    tracking_id: record.trackingId,
+    metadata: toJson(record.metadata),
+    amount: record.amount,
+    parent_id: null,
+    related_object_type: record.relatedObject.type,
+    related_object_id: record.relatedObject.id,
+    related_object_parent_id: record.relatedObject.parentId,
+    voucher_id: record.voucher?.id ?? null,
+    voucher_code: record.voucher?.code ?? null,
+    promotion_tier_id: null,
+    campaign_id: record.campaign?.id ?? null,
+    campaign_name: record.campaign?.name ?? null,
+    order_id: record.order?.id ?? null,
+    session_key: null,
+    rollback_of: null,
+    rolled_back_by: null,
+    order_snapshot: record.order ? toJson(record.order) : null,
+    channel: toJson(record.channel),
+    customer_snapshot: record.customer ? toJson(record.customer) : null,
+    voucher_snapshot: record.voucher ? toJson(record.voucher.snapshot) : null,
+    promotion_tier_snapshot: null,
+    reward_snapshot: record.reward ? toJson(record.reward) : null,
+    gift: record.gift ? toJson(record.gift) : null,
+    loyalty_card: record.loyaltyCard ? toJson(record.loyaltyCard) : null,
+    effects: record.effects ? toJson(record.effects) : null,
+    created_at: record.at,
+  };
+  await insertRedemption(tx, row);
+  if (record.customer) await countCustomerRedemption(tx, record.actor.projectId, record.customer.id, 'SUCCESS');
+  const stored = await findRedemption(tx, record.actor.projectId, record.id);
+  if (!stored) throw new Error(`redemption ${record.id} vanished inside its own transaction`);
+  return renderRedemption(stored);
+}

@@ -1,0 +1,244 @@
+import type { Selectable } from 'kysely';
+import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from '../../domain/webhooks/event-kinds.ts';
+import { punchcardSignature, vendorSignature } from '../../domain/webhooks/signature.ts';
+import { randomString } from '../../lib/ids.ts';
+import type { EventSource } from '../../store/events.ts';
+import { fromJson, toJson } from '../../store/json.ts';
+import { findProject } from '../../store/projects.ts';
+import type { EventsTable, WebhookDeliveryStatus } from '../../store/schema.ts';
+import {
+  cancelDelivery,
+  claimDueDeliveries,
+  eventsForDelivery,
+  findWebhookAnyState,
+  hasDueDeliveries,
+  lockWebhooks,
+  promoteNextDelivery,
+  purgeFinishedDeliveries,
+  recordAttempt,
+  type DeliveryRow,
+} from '../../store/webhooks.ts';
+import { inTransaction, type Deps } from '../context.ts';
+
+// The sender: claims due deliveries, POSTs the signed envelope to the webhook's target, and records the
+// outcome. Only the oldest unfinished delivery of a webhook is ever due (store/webhooks.ts), so a webhook
+// receives its events in log order: event N+1 is sent only after event N succeeded or was given up.
+// Claims are leases taken with SKIP LOCKED on PostgreSQL, so several processes never send the same
+// attempt at once; a sender that dies mid-attempt leaves a lease that runs out, and the next attempt
+// (counted anew) goes out then.
+
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+}
+
+export interface WebhookResponse {
+  status: number;
+}
+
+/** Sends one HTTP request; injectable so tests and embedders can replace the network. */
+export type WebhookTransport = (request: WebhookRequest) => Promise<WebhookResponse>;
+
+/** node's fetch; redirects are not followed (a 3xx is not a 2xx, so it is a failure). */
+export const fetchTransport: WebhookTransport = async (request) => {
+  const response = await fetch(request.url, {
+    method: 'POST',
+    headers: request.headers,
+    body: request.body,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(request.timeoutMs),
+  });
+  // The answer's body is never needed; dropping it frees the connection at once.
+  await response.body?.cancel().catch(() => undefined);
+  return { status: response.status };
+};
+
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** Longer than any attempt can take, so a live sender never loses its claim mid-attempt. */
+const LEASE_MS = 60_000;
+const SEND_BATCH = 10;
+const SUCCEEDED_RETENTION_MS = 30 * 24 * 3600_000;
+const FAILED_RETENTION_MS = 90 * 24 * 3600_000;
+
+export interface AttemptRecord {
+  attempt: number;
+  at: string;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** The vendor envelope (platform reference 6.5 A). */
+export interface WebhookEnvelope {
+  id: string;
+  project_id: string;
+  created_at: string;
+  type: string;
+  data: Record<string, unknown>;
+  source: { id: string; object: 'webhook'; target_url: string };
+  event: {
+    id: string;
+    type: string;
+    created_at: string;
+    entity_id: string | null;
+    group_id: string;
+    event_source: EventSource;
+  };
+}
+
+export function buildEnvelope(delivery: DeliveryRow, event: Selectable<EventsTable>, targetUrl: string): WebhookEnvelope {
+  return {
+    id: delivery.id,
+    project_id: delivery.project_id,
+    created_at: delivery.created_at,
+    type: delivery.event_type,
+    data: fromJson<Record<string, unknown>>(event.data, {}),
+    source: { id: delivery.webhook_id, object: 'webhook', target_url: targetUrl },
+    event: {
+      id: event.id,
+      type: delivery.event_type,
+      created_at: event.created_at,
+      entity_id: event.entity_id,
+      group_id: event.group_id,
+      event_source: fromJson<EventSource>(event.source, { channel: 'INTERNAL' }),
+    },
+  };
+}
+
+function describeFailure(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error) {
+    if (error.name === 'TimeoutError' || error.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+    const cause = (error as Error & { cause?: unknown }).cause;
+    const detail = cause instanceof Error ? cause.message : '';
+    return (detail ? `${error.message}: ${detail}` : error.message).slice(0, 500);
+  }
+  return String(error).slice(0, 500);
+}
+
+export interface WebhookSenderOptions {
+  transport?: WebhookTransport;
+  timeoutMs?: number;
+  batchSize?: number;
+  /** Distinguishes this sender's leases from other processes'. */
+  senderId?: string;
+}
+
+export class WebhookSender {
+  readonly id: string;
+  readonly #deps: Deps;
+  readonly #transport: WebhookTransport;
+  readonly #timeoutMs: number;
+  readonly #batchSize: number;
+
+  constructor(deps: Deps, options: WebhookSenderOptions = {}) {
+    this.#deps = deps;
+    this.#transport = options.transport ?? fetchTransport;
+    this.#timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    this.#batchSize = options.batchSize ?? SEND_BATCH;
+    this.id = options.senderId ?? `whw-${randomString(12)}`;
+  }
+
+  /** Claims the due deliveries (one per webhook at most) and attempts them concurrently; returns how many. */
+  async deliverDue(): Promise<number> {
+    const deps = this.#deps;
+    const now = deps.clock.now();
+    // Most turns find nothing due; finding that out needs no write transaction.
+    if (!(await hasDueDeliveries(deps.db, now.toISOString()))) return 0;
+    const claimed = await inTransaction(deps, (tx) =>
+      claimDueDeliveries(tx, this.id, now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString(), this.#batchSize),
+    );
+    if (claimed.length === 0) return 0;
+    const events = await eventsForDelivery(
+      deps.db,
+      claimed.map((d) => ({ projectId: d.project_id, eventId: d.event_id })),
+    );
+    await Promise.all(claimed.map((delivery) => this.#attempt(delivery, events.get(delivery.event_id))));
+    return claimed.length;
+  }
+
+  async #attempt(delivery: DeliveryRow, event: Selectable<EventsTable> | undefined): Promise<void> {
+    const deps = this.#deps;
+    const webhook = await findWebhookAnyState(deps.db, delivery.project_id, delivery.webhook_id);
+    const project = await findProject(deps.db, delivery.project_id);
+    // Nothing can be sent: the webhook or project was deleted, or the event was erased (GDPR) after
+    // dispatch. The delivery ends as CANCELED with the reason, and the next one moves up.
+    const reason = !webhook || webhook.deleted_at !== null ? 'the webhook was deleted' : !project ? 'the project was deleted' : !event ? 'the event was erased' : null;
+    if (reason !== null || !webhook || !project || !event) {
+      await this.#cancel(delivery, reason ?? 'unavailable');
+      return;
+    }
+    const body = JSON.stringify(buildEnvelope(delivery, event, webhook.target_url));
+    const unix = Math.floor(deps.clock.now().getTime() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'Punchcard-Webhooks/1',
+      'x-voucherify-signature': vendorSignature(project.webhook_token, body),
+      'x-punchcard-signature': punchcardSignature(project.webhook_token, unix, body),
+      'x-punchcard-delivery': delivery.id,
+      'x-punchcard-attempt': String(delivery.attempts),
+    };
+    const started = performance.now();
+    let responseStatus: number | null = null;
+    let error: string | null = null;
+    try {
+      const response = await this.#transport({ url: webhook.target_url, headers, body, timeoutMs: this.#timeoutMs });
+      responseStatus = response.status;
+      if (response.status < 200 || response.status > 299) error = `answered HTTP ${response.status}`;
+    } catch (failure) {
+      error = describeFailure(failure, this.#timeoutMs);
+    }
+    await this.#record(delivery, { responseStatus, error, durationMs: Math.round(performance.now() - started) });
+  }
+
+  async #record(delivery: DeliveryRow, result: { responseStatus: number | null; error: string | null; durationMs: number }): Promise<void> {
+    const deps = this.#deps;
+    const now = deps.clock.now();
+    const log = fromJson<AttemptRecord[]>(delivery.attempt_log, []);
+    log.push({
+      attempt: delivery.attempts,
+      at: delivery.last_attempt_at ?? now.toISOString(),
+      response_status: result.responseStatus,
+      error: result.error,
+      duration_ms: result.durationMs,
+    });
+    let status: WebhookDeliveryStatus = 'PENDING';
+    let nextAttemptAt: string | null = null;
+    if (result.error === null) status = 'SUCCEEDED';
+    else if (delivery.attempts >= MAX_DELIVERY_ATTEMPTS) status = 'FAILED';
+    else nextAttemptAt = new Date(now.getTime() + retryDelayMs(delivery.attempts)).toISOString();
+    await inTransaction(deps, async (tx) => {
+      await lockWebhooks(tx, [{ projectId: delivery.project_id, id: delivery.webhook_id }]);
+      const recorded = await recordAttempt(tx, delivery, this.id, {
+        status,
+        nextAttemptAt,
+        responseStatus: result.responseStatus,
+        error: result.error,
+        attemptLog: toJson(log),
+        now: now.toISOString(),
+      });
+      if (recorded && status !== 'PENDING') await promoteNextDelivery(tx, delivery.project_id, delivery.webhook_id, now.toISOString());
+    });
+  }
+
+  async #cancel(delivery: DeliveryRow, reason: string): Promise<void> {
+    const deps = this.#deps;
+    const now = deps.clock.now().toISOString();
+    await inTransaction(deps, async (tx) => {
+      await lockWebhooks(tx, [{ projectId: delivery.project_id, id: delivery.webhook_id }]);
+      if (await cancelDelivery(tx, delivery.project_id, delivery.id, reason, now)) {
+        await promoteNextDelivery(tx, delivery.project_id, delivery.webhook_id, now);
+      }
+    });
+  }
+
+  /** Drops old finished deliveries in bounded batches: succeeded and canceled after 30 days, failed after 90. */
+  async purgeOld(limit = 1000): Promise<number> {
+    const now = this.#deps.clock.now().getTime();
+    const db = this.#deps.db;
+    const done = await purgeFinishedDeliveries(db, ['SUCCEEDED', 'CANCELED'], new Date(now - SUCCEEDED_RETENTION_MS).toISOString(), limit);
+    const failed = await purgeFinishedDeliveries(db, ['FAILED'], new Date(now - FAILED_RETENTION_MS).toISOString(), limit);
+    return done + failed;
+  }
+}
