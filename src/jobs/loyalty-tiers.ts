@@ -1,14 +1,16 @@
 import { localDate } from '../domain/validity/validity.ts';
 import { newRequestId } from '../lib/ids.ts';
 import { internalActor } from '../services/context.ts';
+import { AUTO_REDEEM_JOB, runAutoRedeem, type AutoRedeemPayload } from '../services/loyalty/reward-redemption.ts';
 import { recalculateProgramTiers, refreshDueTiers, TIERS_RECALCULATE_JOB, type TierRecalculatePayload } from '../services/loyalty/tiers.ts';
 import type { Job } from '../store/jobs.ts';
 import { listProjects } from '../store/projects.ts';
 import type { JobContext, Worker } from './worker.ts';
 
-// Loyalty tiers in the background: a program's members are recalculated after its tiers are created,
-// and held tiers whose expiration day has passed (or pending tiers whose start day has come) are
-// recalculated whenever the periodic task comes round — each project by its own calendar day.
+// Loyalty tiers and rewards in the background: a program's members are recalculated after its tiers are
+// created; auto-redeem rewards are redeemed after points were added; and cards whose held tier expired
+// (or whose pending tier starts) are recalculated whenever the periodic task comes round — each project
+// by its own calendar day.
 
 export const LOYALTY_TIERS_EVERY_MS = 60_000;
 
@@ -22,8 +24,15 @@ async function recalculate(job: Job, ctx: JobContext): Promise<unknown> {
   return { message: `Recalculated the tiers of ${cards} cards.`, done_count: cards };
 }
 
+async function autoRedeem(job: Job, ctx: JobContext): Promise<unknown> {
+  const payload = job.payload as AutoRedeemPayload;
+  const count = await runAutoRedeem(ctx.deps, internalActor(job.projectId, job.requestId ?? job.id), payload.voucher_id);
+  return { message: `Redeemed ${count} rewards automatically.`, done_count: count };
+}
+
 export function registerLoyaltyTierJobs(worker: Worker): void {
   worker.register(TIERS_RECALCULATE_JOB, recalculate);
+  worker.register(AUTO_REDEEM_JOB, autoRedeem);
   worker.every('loyalty-tiers', LOYALTY_TIERS_EVERY_MS, async ({ deps, log }) => {
     const now = deps.clock.now();
     const days = new Map((await listProjects(deps.db)).map((p) => [p.id, localDate(now, p.timezone)] as const));

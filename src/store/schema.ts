@@ -737,6 +737,53 @@ export interface ExportChunksTable {
   data: string;
 }
 
+// ---- promotion tiers and stacks (migration 0010) ----
+
+export interface PromotionTiersTable {
+  id: string;
+  project_id: string;
+  campaign_id: string;
+  name: string;
+  banner: string | null;
+  /** `{discount?}` with the discount normalised by src/domain/discounts/discount.ts. */
+  action: Json;
+  metadata: Json;
+  hierarchy: number;
+  active: Bool;
+  start_date: Timestamp | null;
+  expiration_date: Timestamp | null;
+  validity_timeframe: Json | null;
+  validity_day_of_week: Json | null;
+  validity_hours: Json | null;
+  /** Whether a recurring limit (timeframe, days, hours) is set. */
+  recurring: Bool;
+  category_id: string | null;
+  redeemed_count: Counter;
+  orders_total_amount: Counter;
+  orders_total_discount_amount: Counter;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+export interface PromotionStacksTable {
+  id: string;
+  project_id: string;
+  campaign_id: string;
+  name: string;
+  hierarchy_mode: 'MANUAL';
+  category_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+/** One tier of a stack; `position` 0, 1, … is the order the stack applies its tiers in. */
+export interface PromotionStackTiersTable {
+  project_id: string;
+  stack_id: string;
+  position: number;
+  tier_id: string;
+}
+
 export interface Database {
   settings: SettingsTable;
   management_keys: ManagementKeysTable;
@@ -781,4 +828,7 @@ export interface Database {
   metadata_schemas: MetadataSchemasTable;
   exports: ExportsTable;
   export_chunks: ExportChunksTable;
+  promotion_tiers: PromotionTiersTable;
+  promotion_stacks: PromotionStacksTable;
+  promotion_stack_tiers: PromotionStackTiersTable;
 }

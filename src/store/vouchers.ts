@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Executor } from './db.ts';
+import { isPostgres, type Executor } from './db.ts';
 import { projectCodesAreCaseSensitive } from './projects.ts';
 import type { VouchersTable } from './schema.ts';
 
@@ -127,4 +127,13 @@ export async function purgeCampaignVouchers(db: Executor, projectId: string, cam
   await db.deleteFrom('voucher_transactions').where('project_id', '=', projectId).where('voucher_id', 'in', ids).execute();
   const result = await db.deleteFrom('vouchers').where('project_id', '=', projectId).where('id', 'in', ids).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * Takes the voucher row's lock for the rest of the transaction on PostgreSQL (SQLite write transactions
+ * are exclusive already), so work on one card's buckets and balance always locks the card first.
+ */
+export async function lockVoucherRow(db: Executor, projectId: string, id: string): Promise<void> {
+  if (!isPostgres(db)) return;
+  await db.selectFrom('vouchers').select('id').where('project_id', '=', projectId).where('id', '=', id).forUpdate().execute();
 }

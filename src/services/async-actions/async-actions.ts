@@ -11,6 +11,7 @@ export interface AsyncAction {
   id: string;
   type: string;
   status: JobRow['status'];
+  operation_status?: 'SUCCESS' | 'FAILED' | 'UNKNOWN';
   created_at: string;
   updated_at: string;
   request_id: string | null;
@@ -21,10 +22,13 @@ export interface AsyncAction {
 }
 
 function toAsyncAction(row: JobRow, withResult: boolean): AsyncAction {
+  // Bulk and metadata updates record how the operation as a whole went next to their counts.
+  const operationStatus = fromJson<{ operation_status?: AsyncAction['operation_status'] } | null>(row.result, null)?.operation_status;
   return {
     id: row.id,
     type: row.kind,
     status: row.status,
+    ...(operationStatus ? { operation_status: operationStatus } : {}),
     created_at: row.created_at,
     updated_at: row.updated_at,
     request_id: row.request_id,

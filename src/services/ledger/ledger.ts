@@ -4,7 +4,7 @@ import type { Tx } from '../../store/db.ts';
 import { appendEvents, type NewEvent } from '../../store/events.ts';
 import { toJson } from '../../store/json.ts';
 import { drainBucket, insertBucket, insertTransaction, refillBucket, spendableBuckets, type BucketRow } from '../../store/ledger.ts';
-import type { VoucherRow } from '../../store/vouchers.ts';
+import { lockVoucherRow, type VoucherRow } from '../../store/vouchers.ts';
 import { makeEvent, type Actor, type Deps } from '../context.ts';
 
 // The one place where gift credits and loyalty points change. Every change is one conditional UPDATE of
@@ -277,15 +277,20 @@ export async function expireDueBuckets(tx: Tx, deps: Deps, actor: Actor, card: V
     .where('expires_at', '<', today)
     .execute();
   if (due.length === 0) return 0;
+  // Card first, then its buckets: the same lock order as a debit, so the two never deadlock.
+  await lockVoucherRow(tx, actor.projectId, card.id);
   const now = deps.clock.now().toISOString();
-  await tx
+  // Only the buckets this statement moves from ACTIVE count: a concurrent expiry of the same card waits on
+  // the rows and then finds them EXPIRED, so no point is expired twice.
+  const expired = await tx
     .updateTable('loyalty_buckets')
     .set({ status: 'EXPIRED', updated_at: now })
     .where('project_id', '=', actor.projectId)
     .where('id', 'in', due.map((b) => b.id))
     .where('status', '=', 'ACTIVE')
+    .returning(['id', 'points', 'expires_at'])
     .execute();
-  const points = due.reduce((sum, b) => sum + Number(b.points), 0);
+  const points = expired.reduce((sum, b) => sum + Number(b.points), 0);
   if (points === 0) return 0;
   const after = await updatedCard(
     tx,
@@ -299,7 +304,7 @@ export async function expireDueBuckets(tx: Tx, deps: Deps, actor: Actor, card: V
     { column: 'loyalty_balance', atLeast: points },
   );
   if (!after) throw new Error(`card ${card.id} holds fewer points than its buckets`);
-  const buckets = due.filter((b) => Number(b.points) > 0).map((b) => ({ id: b.id, expires_at: b.expires_at, points: Number(b.points) }));
+  const buckets = expired.filter((b) => Number(b.points) > 0).map((b) => ({ id: b.id, expires_at: b.expires_at, points: Number(b.points) }));
   const result = await record(tx, deps, actor, after, 'POINTS_EXPIRATION', -points, { points, source: 'Automation', operationType: 'AUTOMATIC' }, null);
   await appendEvents(tx, [
     makeEvent(deps, actor, {

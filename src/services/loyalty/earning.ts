@@ -27,6 +27,7 @@ import { customerSummary } from './balance.ts';
 import { campaignRef, programExpirationRules, projectDay, renderCard, unusableCard, type ProjectDay } from './cards.ts';
 import { loyaltyOf } from './earning-rules.ts';
 import { addPendingPoints } from './pending-points.ts';
+import { scheduleAutoRedeem } from './reward-redemption.ts';
 import { earningMappings, heldTier, refreshTier } from './tiers.ts';
 
 // Earning rules at work (loyalty reference 4.6): an order paid, a custom event, a segment entered or a
@@ -271,7 +272,10 @@ async function fireInProgram(tx: Tx, deps: Deps, actor: Actor, program: Campaign
     ]);
     earned.push({ campaign_id: program.id, voucher_id: card.id, earning_rule_id: rule.id, points, pending: false });
   }
-  if (earned.some((e) => !e.pending)) await refreshTier(tx, deps, actor, card, { depth: trigger.depth });
+  if (earned.some((e) => !e.pending)) {
+    await refreshTier(tx, deps, actor, card, { depth: trigger.depth });
+    await scheduleAutoRedeem(tx, deps, actor, program, card);
+  }
   return earned;
 }
 

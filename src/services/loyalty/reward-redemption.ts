@@ -1,4 +1,4 @@
-import { businessError, errors } from '../../domain/errors.ts';
+import { businessError, DomainError, errors } from '../../domain/errors.ts';
 import { payWithPoints } from '../../domain/loyalty/pay-with-points.ts';
 import { pointsExpiryDate } from '../../domain/loyalty/points-expiry.ts';
 import { evaluateRule, factsNeeded, FAILURE_MESSAGES, type RuleContext } from '../../domain/rules/evaluate.ts';
@@ -7,6 +7,7 @@ import { findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts
 import { findLiveCustomerById, toCustomerObject, type CustomerObject } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
+import { enqueueJob } from '../../store/jobs.ts';
 import { lockCustomer } from '../../store/loyalty.ts';
 import type { TierRow } from '../../store/loyalty-tiers.ts';
 import { findLiveProductById, findLiveSkuById, toProductObject, toSkuObject } from '../../store/products.ts';
@@ -15,7 +16,7 @@ import { addOrderRedemption } from '../../store/redemption-records.ts';
 import * as store from '../../store/rewards.ts';
 import type { AssignmentRow, RewardRow } from '../../store/rewards.ts';
 import { segmentIdsOfCustomer } from '../../store/segments.ts';
-import type { VoucherRow } from '../../store/vouchers.ts';
+import { findLiveVoucherById, type VoucherRow } from '../../store/vouchers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { creditCredits, creditPoints, debitPoints } from '../ledger/ledger.ts';
 import { upsertOrderIn } from '../orders/orders.ts';
@@ -447,4 +448,64 @@ export async function listMemberRewards(deps: Deps, actor: Actor, memberId: stri
     return reward ? [{ reward: toRewardObject(reward), assignment: toAssignmentObject(a, p ?? undefined), object: 'loyalty_reward' as const }] : [];
   });
   return { object: 'list', data_ref: 'data', data, total };
+}
+
+// ---- auto-redeem ----
+
+export const AUTO_REDEEM_JOB = 'LOYALTY.AUTO_REDEEM';
+
+export interface AutoRedeemPayload {
+  voucher_id: string;
+}
+
+/** Most rewards one auto-redeem run hands out to a card (the vendor's per-run cap). */
+const AUTO_REDEEM_PER_RUN = 25;
+
+/**
+ * After points were added to a card whose program has an auto-redeem reward (loyalty reference 5.5):
+ * queues the automatic redemption. It runs as its own work so that a reward out of stock never undoes
+ * the change that added the points; each automatic redemption is then one transaction.
+ */
+export async function scheduleAutoRedeem(tx: Tx, deps: Deps, actor: Actor, program: CampaignRow, card: VoucherRow): Promise<boolean> {
+  const assignment = await store.autoRedeemAssignment(tx, actor.projectId, program.id);
+  if (!assignment || assignment.points === null || Number(card.loyalty_balance) <= 0) return false;
+  const payload: AutoRedeemPayload = { voucher_id: card.id };
+  await enqueueJob(tx, { id: deps.ids.next('aa'), projectId: actor.projectId, kind: AUTO_REDEEM_JOB, payload, requestId: actor.requestId, now: deps.clock.now().toISOString() });
+  return true;
+}
+
+/**
+ * Redeems the program's auto-redeem reward with the card while its balance pays the (tier) price, up to
+ * AUTO_REDEEM_PER_RUN times; stops at the first refusal (stock used up, card inactive, …). Answers how
+ * many rewards were redeemed.
+ */
+export async function runAutoRedeem(deps: Deps, actor: Actor, voucherId: string): Promise<number> {
+  let done = 0;
+  while (done < AUTO_REDEEM_PER_RUN) {
+    let redeemed: boolean;
+    try {
+      redeemed = await inTransaction(deps, async (tx) => {
+        const found = await findLiveVoucherById(tx, actor.projectId, voucherId);
+        const program = found?.campaign_id ? await findLiveCampaignById(tx, actor.projectId, found.campaign_id) : undefined;
+        if (!found || !program) return false;
+        const assignment = await store.autoRedeemAssignment(tx, actor.projectId, program.id);
+        if (!assignment || assignment.points === null) return false;
+        if (found.holder_id) await lockCustomer(tx, actor.projectId, found.holder_id);
+        const card = await lockedCard(tx, actor, found);
+        const day = await projectDay(tx, deps, actor.projectId);
+        const tier = await heldTier(tx, actor.projectId, card, day.today);
+        const price = tierPrice(Number(assignment.points), tier ? rewardMappings(tier)[assignment.id] : undefined);
+        if (Number(card.loyalty_balance) < price) return false;
+        await redeemRewardIn(tx, deps, actor, program, card, { reward: { id: assignment.reward_id } }, { autoRedeem: true });
+        return true;
+      });
+    } catch (error) {
+      // A refused redemption rolled back in full; the points stay on the card.
+      if (error instanceof DomainError) return done;
+      throw error;
+    }
+    if (!redeemed) return done;
+    done++;
+  }
+  return done;
 }

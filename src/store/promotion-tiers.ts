@@ -1,0 +1,405 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { CampaignRow } from './campaigns.ts';
+import { isPostgres, type Executor } from './db.ts';
+import type { PromotionTiersTable, ValidationRuleAssignmentsTable } from './schema.ts';
+
+// Promotion tiers (promotions reference 4.1). A tier is visible only while its campaign is a live
+// PROMOTION campaign: every read joins the campaign, so binning a campaign hides its tiers at once.
+// Every query names its project.
+
+export type TierRow = Selectable<PromotionTiersTable>;
+
+/** A tier with the campaign it belongs to, as one query loads them. */
+export interface TierWithCampaign {
+  tier: TierRow;
+  campaign: CampaignRow;
+}
+
+export type TierLock = 'update' | 'share';
+
+// Tier columns are aliased so they cannot collide with the campaign's (`id`, `name`, `active`, …); the
+// campaign's columns come with selectAll and map onto CampaignRow unchanged.
+const TIER_SELECTION = [
+  't.id as t_id',
+  't.project_id as t_project_id',
+  't.campaign_id as t_campaign_id',
+  't.name as t_name',
+  't.banner as t_banner',
+  't.action as t_action',
+  't.metadata as t_metadata',
+  't.hierarchy as t_hierarchy',
+  't.active as t_active',
+  't.start_date as t_start_date',
+  't.expiration_date as t_expiration_date',
+  't.validity_timeframe as t_validity_timeframe',
+  't.validity_day_of_week as t_validity_day_of_week',
+  't.validity_hours as t_validity_hours',
+  't.recurring as t_recurring',
+  't.category_id as t_category_id',
+  't.redeemed_count as t_redeemed_count',
+  't.orders_total_amount as t_orders_total_amount',
+  't.orders_total_discount_amount as t_orders_total_discount_amount',
+  't.created_at as t_created_at',
+  't.updated_at as t_updated_at',
+] as const;
+
+function joined(db: Executor, projectId: string) {
+  return db
+    .selectFrom('promotion_tiers as t')
+    .innerJoin('campaigns as c', (join) => join.onRef('c.project_id', '=', 't.project_id').onRef('c.id', '=', 't.campaign_id'))
+    .where('t.project_id', '=', projectId)
+    .where('c.binned_at', 'is', null)
+    .where('c.campaign_type', '=', 'PROMOTION');
+}
+
+type JoinedRow = CampaignRow & {
+  t_id: string;
+  t_project_id: string;
+  t_campaign_id: string;
+  t_name: string;
+  t_banner: string | null;
+  t_action: string;
+  t_metadata: string;
+  t_hierarchy: number;
+  t_active: boolean | number;
+  t_start_date: string | null;
+  t_expiration_date: string | null;
+  t_validity_timeframe: string | null;
+  t_validity_day_of_week: string | null;
+  t_validity_hours: string | null;
+  t_recurring: boolean | number;
+  t_category_id: string | null;
+  t_redeemed_count: number;
+  t_orders_total_amount: number;
+  t_orders_total_discount_amount: number;
+  t_created_at: string;
+  t_updated_at: string | null;
+};
+
+function split(row: JoinedRow): TierWithCampaign {
+  const {
+    t_id,
+    t_project_id,
+    t_campaign_id,
+    t_name,
+    t_banner,
+    t_action,
+    t_metadata,
+    t_hierarchy,
+    t_active,
+    t_start_date,
+    t_expiration_date,
+    t_validity_timeframe,
+    t_validity_day_of_week,
+    t_validity_hours,
+    t_recurring,
+    t_category_id,
+    t_redeemed_count,
+    t_orders_total_amount,
+    t_orders_total_discount_amount,
+    t_created_at,
+    t_updated_at,
+    ...campaign
+  } = row;
+  return {
+    tier: {
+      id: t_id,
+      project_id: t_project_id,
+      campaign_id: t_campaign_id,
+      name: t_name,
+      banner: t_banner,
+      action: t_action,
+      metadata: t_metadata,
+      hierarchy: Number(t_hierarchy),
+      active: t_active,
+      start_date: t_start_date,
+      expiration_date: t_expiration_date,
+      validity_timeframe: t_validity_timeframe,
+      validity_day_of_week: t_validity_day_of_week,
+      validity_hours: t_validity_hours,
+      recurring: t_recurring,
+      category_id: t_category_id,
+      redeemed_count: Number(t_redeemed_count),
+      orders_total_amount: Number(t_orders_total_amount),
+      orders_total_discount_amount: Number(t_orders_total_discount_amount),
+      created_at: t_created_at,
+      updated_at: t_updated_at,
+    },
+    campaign,
+  };
+}
+
+export async function insertTiers(db: Executor, rows: readonly Insertable<PromotionTiersTable>[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insertInto('promotion_tiers').values([...rows]).execute();
+}
+
+/**
+ * Tiers by id with their campaigns, in one query, in the order the ids were given (unknown ids, tiers of
+ * binned campaigns and other projects' tiers are left out). For the redemption engine and every read.
+ * `lock` locks the tier rows (not the campaigns) on PostgreSQL until the transaction ends.
+ */
+export async function findTiersWithCampaign(
+  db: Executor,
+  projectId: string,
+  ids: readonly string[],
+  lock?: TierLock,
+): Promise<TierWithCampaign[]> {
+  if (ids.length === 0) return [];
+  const query = joined(db, projectId)
+    .selectAll('c')
+    .select(TIER_SELECTION)
+    .where('t.id', 'in', [...new Set(ids)]);
+  const locked = lock === undefined || !isPostgres(db) ? query : lock === 'update' ? query.forUpdate('t') : query.forShare('t');
+  const byId = new Map((await locked.execute()).map((row) => [row.t_id, split(row)]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+export async function findTierWithCampaign(db: Executor, projectId: string, id: string, lock?: TierLock): Promise<TierWithCampaign | undefined> {
+  const [found] = await findTiersWithCampaign(db, projectId, [id], lock);
+  return found;
+}
+
+/** Tiers of one campaign, in the order they apply (hierarchy, then creation through the sortable id). */
+export async function listCampaignTiers(
+  db: Executor,
+  projectId: string,
+  campaignId: string,
+  page: { limit: number; offset: number } = { limit: 1000, offset: 0 },
+): Promise<TierRow[]> {
+  return db
+    .selectFrom('promotion_tiers')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('campaign_id', '=', campaignId)
+    .orderBy('hierarchy')
+    .orderBy('id')
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+}
+
+export async function countCampaignTiers(db: Executor, projectId: string, campaignId: string): Promise<number> {
+  const row = await db
+    .selectFrom('promotion_tiers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('project_id', '=', projectId)
+    .where('campaign_id', '=', campaignId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The highest hierarchy of a campaign's tiers (0 when it has none); served by promotion_tiers_campaign. */
+export async function maxHierarchy(db: Executor, projectId: string, campaignId: string): Promise<number> {
+  const row = await db
+    .selectFrom('promotion_tiers')
+    .select('hierarchy')
+    .where('project_id', '=', projectId)
+    .where('campaign_id', '=', campaignId)
+    .orderBy('hierarchy', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? Number(row.hierarchy) : 0;
+}
+
+/**
+ * The first `perCampaign` tiers (in hierarchy order) of each of several campaigns, and how many tiers each
+ * has: two queries for a whole page of campaigns.
+ */
+export async function tiersOfCampaigns(
+  db: Executor,
+  projectId: string,
+  campaignIds: readonly string[],
+  perCampaign: number,
+): Promise<{ rows: TierRow[]; totals: Map<string, number> }> {
+  if (campaignIds.length === 0) return { rows: [], totals: new Map() };
+  const ids = [...new Set(campaignIds)];
+  const ranked = db
+    .selectFrom('promotion_tiers')
+    .selectAll()
+    .select(sql<number>`row_number() over (partition by campaign_id order by hierarchy, id)`.as('rank'))
+    .where('project_id', '=', projectId)
+    .where('campaign_id', 'in', ids)
+    .as('ranked');
+  const rows = await db
+    .selectFrom(ranked)
+    .selectAll()
+    .where('rank', '<=', perCampaign)
+    .orderBy('campaign_id')
+    .orderBy('hierarchy')
+    .orderBy('id')
+    .execute();
+  const counts = await db
+    .selectFrom('promotion_tiers')
+    .select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('project_id', '=', projectId)
+    .where('campaign_id', 'in', ids)
+    .groupBy('campaign_id')
+    .execute();
+  return {
+    rows: rows.map(({ rank: _rank, ...row }) => ({
+      ...row,
+      hierarchy: Number(row.hierarchy),
+      redeemed_count: Number(row.redeemed_count),
+      orders_total_amount: Number(row.orders_total_amount),
+      orders_total_discount_amount: Number(row.orders_total_discount_amount),
+    })),
+    totals: new Map(counts.map((c) => [c.campaign_id, Number(c.n)])),
+  };
+}
+
+export type TierOrder = 'created_at' | '-created_at' | 'updated_at' | '-updated_at' | 'hierarchy';
+
+export interface TierListQuery {
+  projectId: string;
+  limit: number;
+  offset: number;
+  order: TierOrder;
+  campaignId?: string;
+  /**
+   * Only tiers usable at `now`: tier and campaign active and inside their dates. Recurring limits are
+   * decided by the caller, which names the tiers and campaigns they currently close.
+   */
+  available?: { now: string; closedTierIds: readonly string[]; closedCampaignIds: readonly string[] };
+}
+
+/** A page of tiers with their campaigns, and the total for the same filters. */
+export async function listTiers(db: Executor, q: TierListQuery): Promise<{ items: TierWithCampaign[]; total: number }> {
+  let base = joined(db, q.projectId);
+  if (q.campaignId !== undefined) base = base.where('t.campaign_id', '=', q.campaignId);
+  const available = q.available;
+  if (available) {
+    base = base
+      .where('t.active', '=', true)
+      .where('c.active', '=', true)
+      .where((eb) => eb.or([eb('t.start_date', 'is', null), eb('t.start_date', '<=', available.now)]))
+      .where((eb) => eb.or([eb('t.expiration_date', 'is', null), eb('t.expiration_date', '>=', available.now)]));
+    if (available.closedTierIds.length > 0) base = base.where('t.id', 'not in', [...available.closedTierIds]);
+    if (available.closedCampaignIds.length > 0) base = base.where('t.campaign_id', 'not in', [...available.closedCampaignIds]);
+  }
+  let page = base.selectAll('c').select(TIER_SELECTION);
+  if (q.order === 'hierarchy') {
+    page = page.orderBy('t.hierarchy').orderBy('t.id');
+  } else {
+    const direction = q.order.startsWith('-') ? 'desc' : 'asc';
+    const key = q.order.endsWith('updated_at') ? sql<string>`coalesce(t.updated_at, t.created_at)` : sql<string>`t.created_at`;
+    page = page.orderBy(key, direction).orderBy('t.id', direction);
+  }
+  const rows = await page.offset(q.offset).limit(q.limit).execute();
+  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return { items: rows.map(split), total: Number(total.n) };
+}
+
+export type TierWindowRow = Pick<
+  TierRow,
+  'id' | 'campaign_id' | 'active' | 'start_date' | 'expiration_date' | 'validity_timeframe' | 'validity_day_of_week' | 'validity_hours'
+>;
+
+/** The project's tiers that have a recurring limit, with only what deciding their window needs. */
+export async function recurringTierWindows(db: Executor, projectId: string): Promise<TierWindowRow[]> {
+  return db
+    .selectFrom('promotion_tiers')
+    .select(['id', 'campaign_id', 'active', 'start_date', 'expiration_date', 'validity_timeframe', 'validity_day_of_week', 'validity_hours'])
+    .where('project_id', '=', projectId)
+    .where('recurring', '=', true)
+    .execute();
+}
+
+/**
+ * The project's live PROMOTION campaigns that are not open at every moment: disabled, dated, or with a
+ * recurring limit. Campaign dates are stored as sent (any zone), so their windows are decided in code.
+ */
+export async function restrictedPromotionCampaigns(db: Executor, projectId: string): Promise<CampaignRow[]> {
+  return db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('campaign_type', '=', 'PROMOTION')
+    .where('binned_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb('active', '=', false),
+        eb('start_date', 'is not', null),
+        eb('expiration_date', 'is not', null),
+        eb('validity_timeframe', 'is not', null),
+        eb('validity_day_of_week', 'is not', null),
+        eb('validity_hours', 'is not', null),
+      ]),
+    )
+    .execute();
+}
+
+export async function updateTier(db: Executor, projectId: string, id: string, patch: Updateable<PromotionTiersTable>): Promise<boolean> {
+  const result = await db.updateTable('promotion_tiers').set(patch).where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function deleteTierRow(db: Executor, projectId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('promotion_tiers').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+export interface TierSummaryDelta {
+  /** Successful redemptions of the tier (+1 per redemption; -1 when one is rolled back). */
+  redeemed: number;
+  /** The order's total amount (minor units). */
+  orderAmount: number;
+  /** The discount this tier gave on the order (minor units). */
+  discountAmount: number;
+}
+
+/**
+ * Moves a tier's summary (seed 2.9 `summary`) by relative amounts in one statement, inside the
+ * redemption's transaction: the redemption engine calls it for each tier it redeems, and with negated
+ * amounts when it rolls one back. Answers false when the tier no longer exists.
+ */
+export async function addToTierSummary(db: Executor, projectId: string, tierId: string, delta: TierSummaryDelta): Promise<boolean> {
+  const result = await db
+    .updateTable('promotion_tiers')
+    .set({
+      redeemed_count: sql<number>`redeemed_count + ${delta.redeemed}`,
+      orders_total_amount: sql<number>`orders_total_amount + ${delta.orderAmount}`,
+      orders_total_discount_amount: sql<number>`orders_total_discount_amount + ${delta.discountAmount}`,
+    })
+    .where('project_id', '=', projectId)
+    .where('id', '=', tierId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Locks a campaign row on PostgreSQL until the transaction ends, so tiers and stacks of one campaign are
+ * created one at a time (the next free hierarchy is read, then written). SQLite writers are serialised.
+ */
+export async function lockCampaignRow(db: Executor, projectId: string, campaignId: string): Promise<void> {
+  if (!isPostgres(db)) return;
+  await db.selectFrom('campaigns').select('id').where('project_id', '=', projectId).where('id', '=', campaignId).forUpdate().execute();
+}
+
+export type TierAssignmentRow = Selectable<ValidationRuleAssignmentsTable>;
+
+/** The validation rule assignments of several tiers, oldest first (served by validation_rule_assignments_object). */
+export async function assignmentsOfTiers(db: Executor, projectId: string, tierIds: readonly string[]): Promise<TierAssignmentRow[]> {
+  if (tierIds.length === 0) return [];
+  return db
+    .selectFrom('validation_rule_assignments')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('related_object_id', 'in', [...new Set(tierIds)])
+    .where('related_object_type', '=', 'promotion_tier')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Removes the given assignments of one tier (all of them when `ruleIds` is omitted); answers the rows removed. */
+export async function deleteTierAssignments(db: Executor, projectId: string, tierId: string, ruleIds?: readonly string[]): Promise<TierAssignmentRow[]> {
+  if (ruleIds !== undefined && ruleIds.length === 0) return [];
+  let query = db
+    .deleteFrom('validation_rule_assignments')
+    .where('project_id', '=', projectId)
+    .where('related_object_id', '=', tierId)
+    .where('related_object_type', '=', 'promotion_tier');
+  if (ruleIds !== undefined) query = query.where('rule_id', 'in', [...ruleIds]);
+  return query.returningAll().execute();
+}
