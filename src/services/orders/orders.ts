@@ -4,7 +4,7 @@ import { orderTotals, type OrderLine } from '../../domain/orders/order-math.ts';
 import { statusEvents, summaryChanges, type OrderStatus } from '../../domain/orders/order-status.ts';
 import type { CreateOrderInput, ListOrdersInput, UpdateOrderInput } from '../../http/schemas/orders.ts';
 import type { CustomerInput } from '../../http/schemas/customers.ts';
-import { findLiveCustomerById, toCustomerObject, type CustomerObject } from '../../store/customers.ts';
+import { type CustomerObject, findLiveCustomerById, renderCustomers } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
 import { toJson } from '../../store/json.ts';
@@ -129,7 +129,8 @@ async function afterWrite(tx: Tx, deps: Deps, actor: Actor, before: OrderRow | n
 
   const order = toOrderObject(after);
   const customerRow = after.customer_id === null ? undefined : await findLiveCustomerById(tx, actor.projectId, after.customer_id);
-  const customer: CustomerObject | null = customerRow ? toCustomerObject(customerRow) : null;
+  // The full object, with the loyalty and referral figures read from their tables, as events carry it.
+  const customer: CustomerObject | null = customerRow ? ((await renderCustomers(tx, actor.projectId, [customerRow]))[0] ?? null) : null;
   await appendEvents(tx, [orderEvent(deps, actor, before ? 'updated' : 'created', order, customer)]);
   if (firstPayment) await onOrderPaid(tx, deps, actor, order);
   await appendEvents(tx, others.map((kind) => orderEvent(deps, actor, kind, order, customer)));
