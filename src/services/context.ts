@@ -55,6 +55,7 @@ const EVENT_PREFIX: Record<string, string> = {
   product: 'evprd',
   sku: 'evprd',
   order: 'evord',
+  export: 'evexp',
 };
 
 export type EventInit = Omit<NewEvent, 'id' | 'projectId' | 'source' | 'groupId' | 'createdAt'>;

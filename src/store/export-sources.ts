@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Predicate } from '../domain/exports/filters.ts';
+import type { ExportedObject } from '../domain/exports/objects.ts';
 import type { Dialect, Executor } from './db.ts';
 import { compileExportFilter, jsonMemberAsText, type FieldSql, type SetSql } from './export-sql.ts';
 import type {
@@ -33,6 +34,17 @@ export interface ExportCursor {
  * (project_id, key, id) on both databases, however many rows share a key.
  */
 export type KeysetBound = { ties: ExportCursor } | { after: string };
+
+/** Sort keys no two rows share (the id; a live voucher's code): after a cursor there are no ties to read. */
+export const UNIQUE_SORT_KEYS: Record<ExportedObject, readonly string[]> = {
+  voucher: ['code'],
+  redemption: ['id'],
+  customer: ['id'],
+  publication: ['id'],
+  order: [],
+  points_expiration: [],
+  voucher_transactions: [],
+};
 
 export interface ExportBatchQuery {
   projectId: string;
@@ -164,7 +176,7 @@ export async function readVoucherBatch(db: Executor, q: ExportBatchQuery): Promi
     .where(beyond(sortKey, 'vouchers.id', q));
   if (q.campaignId !== null) query = query.where('vouchers.campaign_id', '=', q.campaignId);
   // code_key is unique among live vouchers, so it orders them alone (index vouchers_code has no id).
-  return ordered(query, sortKey, 'vouchers.id', q, q.sortKey === 'code').limit(q.limit).execute();
+  return ordered(query, sortKey, 'vouchers.id', q, UNIQUE_SORT_KEYS.voucher.includes(q.sortKey)).limit(q.limit).execute();
 }
 
 /** Ids of the validation rules assigned to each voucher (voucher-level assignments). */
@@ -280,7 +292,7 @@ export async function readRedemptionBatch(db: Executor, q: ExportBatchQuery): Pr
     .where('redemptions.project_id', '=', q.projectId)
     .where(compileExportFilter(q.predicate, q.dialect, redemptionFields(q.dialect)))
     .where(beyond(sortKey, 'redemptions.id', q))
-    .$call((qb) => ordered(qb, sortKey, 'redemptions.id', q, q.sortKey === 'id'))
+    .$call((qb) => ordered(qb, sortKey, 'redemptions.id', q, UNIQUE_SORT_KEYS.redemption.includes(q.sortKey)))
     .limit(q.limit)
     .execute();
 }
@@ -368,7 +380,7 @@ export async function readCustomerBatch(db: Executor, q: ExportBatchQuery): Prom
     .where('customers.deleted_at', 'is', null)
     .where(compileExportFilter(q.predicate, q.dialect, customerFields(q.dialect)))
     .where(beyond(sortKey, 'customers.id', q))
-    .$call((qb) => ordered(qb, sortKey, 'customers.id', q, q.sortKey === 'id'))
+    .$call((qb) => ordered(qb, sortKey, 'customers.id', q, UNIQUE_SORT_KEYS.customer.includes(q.sortKey)))
     .limit(q.limit)
     .execute();
 }
@@ -431,7 +443,7 @@ export async function readPublicationBatch(db: Executor, q: ExportBatchQuery): P
     .where('publications.project_id', '=', q.projectId)
     .where(compileExportFilter(q.predicate, q.dialect, publicationFields()))
     .where(beyond(sortKey, 'publications.id', q))
-    .$call((qb) => ordered(qb, sortKey, 'publications.id', q, q.sortKey === 'id'))
+    .$call((qb) => ordered(qb, sortKey, 'publications.id', q, UNIQUE_SORT_KEYS.publication.includes(q.sortKey)))
     .limit(q.limit)
     .execute();
 }
@@ -489,7 +501,7 @@ export async function readOrderBatch(db: Executor, q: ExportBatchQuery): Promise
     .where('orders.project_id', '=', q.projectId)
     .where(compileExportFilter(q.predicate, q.dialect, orderFields()))
     .where(beyond(sortKey, 'orders.id', q))
-    .$call((qb) => ordered(qb, sortKey, 'orders.id', q, false))
+    .$call((qb) => ordered(qb, sortKey, 'orders.id', q, UNIQUE_SORT_KEYS.order.includes(q.sortKey)))
     .limit(q.limit)
     .execute();
 }
@@ -513,7 +525,7 @@ export async function readBucketBatch(db: Executor, q: ExportBatchQuery): Promis
     .where('loyalty_buckets.project_id', '=', q.projectId)
     .where(compileExportFilter(q.predicate, q.dialect, fields))
     .where(beyond(sortKey, 'loyalty_buckets.id', q))
-    .$call((qb) => ordered(qb, sortKey, 'loyalty_buckets.id', q, false))
+    .$call((qb) => ordered(qb, sortKey, 'loyalty_buckets.id', q, UNIQUE_SORT_KEYS.points_expiration.includes(q.sortKey)))
     .limit(q.limit)
     .execute();
 }
@@ -556,7 +568,7 @@ export async function readTransactionBatch(db: Executor, q: ExportBatchQuery): P
     .where('voucher_transactions.project_id', '=', q.projectId)
     .where(compileExportFilter(q.predicate, q.dialect, fields))
     .where(beyond(sortKey, 'voucher_transactions.id', q))
-    .$call((qb) => ordered(qb, sortKey, 'voucher_transactions.id', q, false))
+    .$call((qb) => ordered(qb, sortKey, 'voucher_transactions.id', q, UNIQUE_SORT_KEYS.voucher_transactions.includes(q.sortKey)))
     .limit(q.limit)
     .execute();
 }

@@ -335,12 +335,12 @@ describe('earning rules', () => {
       assert.equal((await card(m.code)).loyalty_card.balance, 1 + 1001);
     });
 
-    test('rules without their own dates inherit the program window', async () => {
-      const p = await program({ expiration_date: '2026-03-01T00:00:00Z' });
+    test('an expired program neither gives points nor joins anyone', async () => {
+      const p = await program({ auto_join: true, expiration_date: '2026-03-01T00:00:00Z' });
       await rules(p.id, [{ loyalty: { type: 'FIXED', points: 9 }, start_date: '2026-01-01T00:00:00Z' }]);
       const c = await customer();
-      await t.request('POST', '/v1/customers', { json: { source_id: c.source_id } });
       await paidOrder(c.source_id, { amount: 1000 });
+      assert.equal((await t.request('GET', `/v1/loyalties/${p.id}/members?customer=${c.id}`)).body.total, 0);
       const rows = await t.db.db.selectFrom('voucher_transactions').select('id').where('campaign_id', '=', p.id).execute();
       assert.equal(rows.length, 0);
     });

@@ -540,14 +540,15 @@ describe('rewards', () => {
       assert.equal(cover.body.order.total_amount, 0);
       assert.equal(cover.body.order.discount_amount, 45000);
 
+      const ordersBefore = (await t.request('GET', '/v1/orders?limit=1')).body.total;
       const noOrder = await redeem(p.id, m.code, { reward: { id: coin.body.id, points: 100 } });
       assert.equal(noOrder.status, 400);
       assert.equal(noOrder.body.key, 'missing_order');
       const tooMany = await redeem(p.id, m.code, { reward: { id: coin.body.id, points: 999999 }, order: { amount: 1000 } });
       assert.equal(tooMany.status, 400);
       assert.equal(tooMany.body.key, 'loyalty_card_points_exceeded');
-      const orders = await t.request('GET', '/v1/orders?limit=1');
-      assert.equal(orders.body.total, 2);
+      // The refused redemptions stored no order.
+      assert.equal((await t.request('GET', '/v1/orders?limit=1')).body.total, ordersBefore);
     });
 
     test('auto-redeem: points reaching the price redeem the reward in the background (channel AUTO_REDEEM)', async () => {
@@ -575,6 +576,41 @@ describe('rewards', () => {
       const txs = await t.request('GET', `/v1/loyalties/members/${m.code}/transactions?limit=10`);
       for (const x of txs.body.data.filter((y: Json) => y.type === 'POINTS_REDEMPTION')) assert.equal(x.details.balance.operation_type, 'AUTOMATIC');
       assert.equal(((await t.sdk().rewards.get(reward.id)) as Json).stock, 3);
+    });
+
+    test('validation rules guard an assignment: its validation_rules and rules assigned to it later', async () => {
+      const p = await program();
+      const bigOrder = await t.request('POST', '/v1/validation-rules', {
+        json: { name: unique('Big'), rules: { '1': { name: 'order.amount', conditions: { $more_than: [5000] }, rules: {} }, logic: '1' } },
+      });
+      assert.equal(bigOrder.status, 200, bigOrder.text);
+      const coin = await t.request('POST', '/v1/rewards', { json: { name: unique('Pay'), parameters: { coin: { exchange_ratio: 0.01, points_ratio: 1 } } } });
+      const created = await t.request('POST', `/v1/rewards/${coin.body.id}/assignments`, { json: { campaign: p.id, validation_rules: [bigOrder.body.id] } });
+      assert.equal(created.status, 200, created.text);
+      const m = await member(p.id, 1000);
+      const ordersBefore = (await t.request('GET', '/v1/orders?limit=1')).body.total;
+      const small = await redeem(p.id, m.code, { reward: { id: coin.body.id, points: 100 }, order: { amount: 1000 } });
+      assert.equal(small.status, 400, small.text);
+      assert.equal(small.body.key, 'order_rules_violated');
+      assert.equal(await balance(m.code), 1000);
+      // The order stored on the way was rolled back with the rest.
+      assert.equal((await t.request('GET', '/v1/orders?limit=1')).body.total, ordersBefore);
+      const big = await redeem(p.id, m.code, { reward: { id: coin.body.id, points: 100 }, order: { amount: 6000 } });
+      assert.equal(big.status, 200, big.text);
+      assert.equal(big.body.order.total_amount, 5900);
+
+      const material_ = await material();
+      const assignment = await assign(material_.id, p.id, 10);
+      const vip = await t.request('POST', '/v1/validation-rules', {
+        json: { name: unique('VIP'), rules: { '1': { name: 'customer.metadata', property: 'vip', conditions: { $is: [true] }, rules: {} }, logic: '1' } },
+      });
+      const assigned = await t.request('POST', `/v1/validation-rules/${vip.body.id}/assignments`, { json: { related_object_type: 'reward_assignment', related_object_id: assignment.id } });
+      assert.equal(assigned.status, 200, assigned.text);
+      const refused = await redeem(p.id, m.code, { reward: { id: material_.id } });
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.key, 'customer_rules_violated');
+      await t.request('PUT', `/v1/customers/${m.customerId}`, { json: { metadata: { vip: true } } });
+      assert.equal((await redeem(p.id, m.code, { reward: { id: material_.id } })).status, 200);
     });
 
     test("another project's keys cannot redeem", async () => {

@@ -15,6 +15,7 @@ import { registerProjectRoutes } from './management/projects.ts';
 import { registerOauthRoutes } from './oauth/oauth.ts';
 import { registerOrderRoutes } from './orders/orders.ts';
 import { registerPublicationRoutes } from './publications/publications.ts';
+import { registerPromotionRoutes } from './promotions/index.ts';
 import { registerReferralRoutes } from './referrals/referrals.ts';
 import { registerVoucherRoutes } from './vouchers/vouchers.ts';
 import { registerTargetingRoutes } from './targeting/index.ts';
@@ -39,4 +40,5 @@ export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<
   registerMetadataSchemaRoutes(app, ctx);
   registerBulkRoutes(app, ctx);
   registerExportRoutes(app, ctx);
+  registerPromotionRoutes(app, ctx);
 }

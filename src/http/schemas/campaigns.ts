@@ -72,13 +72,49 @@ const CommonCampaignFields = {
   ...ValidityFields,
 };
 
+/**
+ * A validation rule assignment list as the vendor echoes it on tiers (`{object, data_ref, data, total}`);
+ * only each item's `rule_id` is read.
+ */
+export const RuleAssignmentListInput = Type.Object({
+  data: Type.Optional(Type.Array(Type.Object({ rule_id: Type.String({ minLength: 1, description: 'val_…' }) }), { maxItems: 10 })),
+});
+
+/**
+ * The members of a promotion tier a client sets (promotions reference 1.3, 4.2). Declared here because
+ * `promotion.tiers` of a campaign create carries them; the promotion routes build their bodies from it.
+ */
+export const PromotionTierFields = {
+  banner: Type.Optional(Nullable(Type.String({ maxLength: 5000, description: 'Text shown to customers' }))),
+  action: Type.Optional(Nullable(Type.Object({ discount: Type.Optional(Nullable(Discount)) }))),
+  metadata: Type.Optional(Nullable(Metadata)),
+  hierarchy: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Order in which tiers apply (ascending); default: after the highest' }),
+  ),
+  active: Type.Optional(Type.Boolean()),
+  category: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'Category name' }))),
+  category_id: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
+  validation_rules: Type.Optional(Nullable(Type.Array(Type.String({ minLength: 1 }), { maxItems: 10, description: 'Validation rule ids to assign' }))),
+  validation_rule_assignments: Type.Optional(Nullable(RuleAssignmentListInput)),
+  ...ValidityFields,
+};
+
+export const PromotionTierCreateBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 500 }),
+  ...PromotionTierFields,
+});
+export type PromotionTierCreateInput = Static<typeof PromotionTierCreateBody>;
+
+/** Most tiers one campaign create may carry; more can be added with POST /v1/promotions/{id}/tiers. */
+export const MAX_TIERS_PER_CREATE = 100;
+
 export const CreateCampaignBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 500 }),
   campaign_type: Type.Optional(Type.Enum(CAMPAIGN_TYPES)),
   type: Type.Optional(Type.Enum(['AUTO_UPDATE', 'STATIC', 'STANDALONE'])),
   vouchers_count: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_VOUCHERS_PER_REQUEST })),
   voucher: Type.Optional(VoucherTemplate),
-  promotion: Type.Optional(Nullable(Type.Object({ tiers: Type.Optional(Nullable(Type.Array(Type.Record(Type.String(), Type.Unknown())))) }))),
+  promotion: Type.Optional(Nullable(Type.Object({ tiers: Type.Optional(Nullable(Type.Array(PromotionTierCreateBody, { maxItems: MAX_TIERS_PER_CREATE }))) }))),
   referral_program: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
   loyalty_tiers_expiration: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
   validation_rules: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 1 })),

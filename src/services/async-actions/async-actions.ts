@@ -1,7 +1,7 @@
 import type { ListAsyncActionsInput } from '../../http/schemas/async-actions.ts';
 import { errors } from '../../domain/errors.ts';
 import { queryInstant } from '../../domain/time/query-instant.ts';
-import { findJob, listProjectJobs, type JobRow } from '../../store/jobs.ts';
+import { findAsyncActionJob, listAsyncActionJobs, type JobRow } from '../../store/jobs.ts';
 import { fromJson } from '../../store/json.ts';
 import type { Actor, Deps } from '../context.ts';
 
@@ -40,7 +40,7 @@ function toAsyncAction(row: JobRow, withResult: boolean): AsyncAction {
 }
 
 export async function getAsyncAction(deps: Deps, actor: Actor, id: string): Promise<AsyncAction> {
-  const row = await findJob(deps.db, actor.projectId, id);
+  const row = await findAsyncActionJob(deps.db, actor.projectId, id);
   if (!row) throw errors.notFound('async_action', id);
   return toAsyncAction(row, true);
 }
@@ -49,7 +49,7 @@ export async function getAsyncAction(deps: Deps, actor: Actor, id: string): Prom
 export async function listAsyncActions(deps: Deps, actor: Actor, input: ListAsyncActionsInput) {
   const limit = input.limit ?? 10;
   const before = input.end_date === undefined ? null : queryInstant(input.end_date);
-  const rows = await listProjectJobs(deps.db, actor.projectId, limit + 1, before);
+  const rows = await listAsyncActionJobs(deps.db, actor.projectId, limit + 1, before);
   return {
     object: 'list' as const,
     data_ref: 'async_actions' as const,

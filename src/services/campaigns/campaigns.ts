@@ -24,6 +24,7 @@ import { renderVouchers, type VoucherObject } from '../vouchers/render.ts';
 import { checkDuration, checkValidity, inferCampaignType, voucherTemplateFor, type VoucherTemplate } from './campaign-input.ts';
 import { renderCampaign, renderCampaigns, type CampaignObject } from './render.ts';
 import { checkReferralProgram } from '../referrals/referral-program.ts';
+import { createTiersInTransaction } from '../promotions/tiers.ts';
 import { generateVouchers, SYNC_GENERATION_LIMIT, voucherRow, type VoucherOverrides } from './voucher-generation.ts';
 
 // Campaigns of every type: create (with code generation), read by id or name, list, update, delete (as
@@ -99,6 +100,10 @@ export async function createCampaign(deps: Deps, actor: Actor, input: CreateCamp
   if (campaignType === 'PROMOTION' && count > 0) {
     throw businessError('invalid_campaign', 'Invalid campaign', { details: 'PROMOTION campaigns have no vouchers; vouchers_count must be 0' });
   }
+  const tierInputs = input.promotion?.tiers ?? [];
+  if (campaignType !== 'PROMOTION' && tierInputs.length > 0) {
+    throw businessError('invalid_campaign', 'Invalid campaign', { details: `promotion.tiers only apply to PROMOTION campaigns, not ${campaignType}` });
+  }
   const now = deps.clock.now().toISOString();
   try {
     return await inTransaction(deps, async (tx) => {
@@ -146,8 +151,10 @@ export async function createCampaign(deps: Deps, actor: Actor, input: CreateCamp
       }
       const row = await store.findLiveCampaignById(tx, actor.projectId, id);
       if (!row) throw new Error('campaign vanished inside its own transaction');
+      // PROMOTION tiers are created with the campaign (hierarchy 1, 2, … in array order), their events after its own.
+      const tiers = await createTiersInTransaction(tx, deps, actor, row, tierInputs, (i) => `.promotion.tiers[${i}]`);
       const campaign = await renderCampaign(tx, actor.projectId, row);
-      const events = [campaignEvent(deps, actor, 'campaign.created', campaign, { created_at: now })];
+      const events = [campaignEvent(deps, actor, 'campaign.created', campaign, { created_at: now }), ...tiers.events];
       if (template && count > 0 && async) {
         const jobId = deps.ids.next('aa');
         const payload: GenerateJobPayload = { campaign_id: id, count, overrides: {} };

@@ -3,6 +3,7 @@ import { findCategoriesByIds, toCategoryObject, type CategoryObject, type Catego
 import type { CampaignRow } from '../../store/campaigns.ts';
 import { fromJson } from '../../store/json.ts';
 import type { CampaignOut } from '../../http/schemas/campaigns.ts';
+import { promotionMembers } from '../promotions/campaign-member.ts';
 
 // The campaign object (seed 2.3, promotions reference 1.4) built from stored rows. Type-specific members
 // (promotion tiers, validation rule assignments) are added by their areas through `renderCampaigns`.
@@ -58,7 +59,12 @@ export async function renderCampaigns(db: Executor, projectId: string, rows: rea
     projectId,
     rows.map((r) => r.category_id).filter((id): id is string => id !== null),
   );
-  return rows.map((row) => campaignObject(row, row.category_id ? categories.get(row.category_id) : undefined));
+  const promotions = await promotionMembers(db, projectId, rows);
+  return rows.map((row) => {
+    const object = campaignObject(row, row.category_id ? categories.get(row.category_id) : undefined);
+    const promotion = promotions.get(row.id);
+    return promotion ? { ...object, promotion } : object;
+  });
 }
 
 export async function renderCampaign(db: Executor, projectId: string, row: CampaignRow): Promise<CampaignObject> {

@@ -10,6 +10,7 @@ import {
   readRedemptionBatch,
   readTransactionBatch,
   readVoucherBatch,
+  UNIQUE_SORT_KEYS,
   voucherRuleIds,
   type ExportBatchQuery,
   type ExportCursor,
@@ -38,15 +39,20 @@ export interface ExportSource {
 
 type CellsOf<R> = (deps: Deps, db: Executor, projectId: string, rows: R[], fields: readonly string[]) => Promise<Cell[][]>;
 
-function source<R extends { id: string; sort_key: string }>(read: (db: Executor, q: ExportBatchQuery) => Promise<R[]>, cells: CellsOf<R>): ExportSource {
+/** `uniqueKeys`: sort keys no two rows share (no ties to look for after a cursor). */
+function source<R extends { id: string; sort_key: string }>(
+  read: (db: Executor, q: ExportBatchQuery) => Promise<R[]>,
+  uniqueKeys: readonly string[],
+  cells: CellsOf<R>,
+): ExportSource {
   return {
     async batch(deps, db, q, after, fields) {
-      let rows: R[];
+      let rows: R[] = [];
       if (after === null) {
         rows = await read(db, { ...q, bound: null });
       } else {
         // First the rows sharing the cursor's key, then those beyond it (see KeysetBound).
-        rows = await read(db, { ...q, bound: { ties: after } });
+        if (!uniqueKeys.includes(q.sortKey)) rows = await read(db, { ...q, bound: { ties: after } });
         if (rows.length < q.limit) rows = rows.concat(await read(db, { ...q, bound: { after: after.key }, limit: q.limit - rows.length }));
       }
       const last = rows[rows.length - 1];
@@ -117,7 +123,7 @@ function voucherValue(type: string, discount: DiscountJson | null, giftBalance: 
   }
 }
 
-const voucherSource = source(readVoucherBatch, async (deps, db, projectId, rows, fields) => {
+const voucherSource = source(readVoucherBatch, UNIQUE_SORT_KEYS.voucher, async (deps, db, projectId, rows, fields) => {
     const rules = fields.includes('validation_rules_id') ? await voucherRuleIds(db, projectId, rows.map((r) => r.id)) : new Map<string, string[]>();
     const assets = assetLinker(deps);
     const parsed = new Map(rows.map((r) => [r.id, fromJson<DiscountJson | null>(r.discount, null)]));
@@ -166,7 +172,7 @@ const voucherSource = source(readVoucherBatch, async (deps, db, projectId, rows,
     return tabulate(rows, fields, getters, metadataText);
 });
 
-const redemptionSource = source(readRedemptionBatch, async (_deps, _db, _projectId, rows, fields) => {
+const redemptionSource = source(readRedemptionBatch, UNIQUE_SORT_KEYS.redemption, async (_deps, _db, _projectId, rows, fields) => {
     type Row = (typeof rows)[number];
     const getters: Record<string, Getter<Row>> = {
       id: (r) => r.id,
@@ -191,7 +197,7 @@ const redemptionSource = source(readRedemptionBatch, async (_deps, _db, _project
     return tabulate(rows, fields, getters, metadataText);
 });
 
-const customerSource = source(readCustomerBatch, async (_deps, db, projectId, rows, fields) => {
+const customerSource = source(readCustomerBatch, UNIQUE_SORT_KEYS.customer, async (_deps, db, projectId, rows, fields) => {
     // The same object GET /v1/customers/{id} answers, so the file can never disagree with the API.
     const holdings = fields.includes('loyalty_points') ? await customerHoldings(db, projectId, rows.map((r) => r.id)) : new Map();
     const objects = new Map(rows.map((r) => [r.id, customerObjectWith(r, holdings.get(r.id) ?? NO_HOLDINGS)]));
@@ -238,7 +244,7 @@ const customerSource = source(readCustomerBatch, async (_deps, db, projectId, ro
     return tabulate(rows, fields, getters, metadataText);
 });
 
-const publicationSource = source(readPublicationBatch, async (_deps, _db, _projectId, rows, fields) => {
+const publicationSource = source(readPublicationBatch, UNIQUE_SORT_KEYS.publication, async (_deps, _db, _projectId, rows, fields) => {
     type Row = (typeof rows)[number];
     const getters: Record<string, Getter<Row>> = {
       code: (r) => r.voucher_code,
@@ -255,7 +261,7 @@ const publicationSource = source(readPublicationBatch, async (_deps, _db, _proje
     return tabulate(rows, fields, getters, metadataText);
 });
 
-const orderSource = source(readOrderBatch, async (_deps, _db, _projectId, rows, fields) => {
+const orderSource = source(readOrderBatch, UNIQUE_SORT_KEYS.order, async (_deps, _db, _projectId, rows, fields) => {
     type Row = (typeof rows)[number];
     const getters: Record<string, Getter<Row>> = {
       id: (r) => r.id,
@@ -275,7 +281,7 @@ const orderSource = source(readOrderBatch, async (_deps, _db, _projectId, rows, 
     return tabulate(rows, fields, getters, metadataText);
 });
 
-const bucketSource = source(readBucketBatch, async (_deps, _db, _projectId, rows, fields) => {
+const bucketSource = source(readBucketBatch, UNIQUE_SORT_KEYS.points_expiration, async (_deps, _db, _projectId, rows, fields) => {
     type Row = (typeof rows)[number];
     const getters: Record<string, Getter<Row>> = {
       id: (r) => r.id,
@@ -288,7 +294,7 @@ const bucketSource = source(readBucketBatch, async (_deps, _db, _projectId, rows
     return tabulate(rows, fields, getters);
 });
 
-const transactionSource = source(readTransactionBatch, async (_deps, _db, _projectId, rows, fields) => {
+const transactionSource = source(readTransactionBatch, UNIQUE_SORT_KEYS.voucher_transactions, async (_deps, _db, _projectId, rows, fields) => {
     type Row = (typeof rows)[number];
     const getters: Record<string, Getter<Row>> = {
       id: (r) => r.id,

@@ -183,9 +183,10 @@ export async function openDownload(deps: Deps, input: { exportId: string; token:
   if (deps.clock.now().toISOString() >= row.token_expires_at) throw errors.unauthorized('The download token has expired; create a new export');
   const chunkCount = Number(row.chunk_count);
   const exportId = row.id;
+  const owner = row.project_id;
   async function* chunks(): AsyncGenerator<string> {
     for (let seq = 0; seq < chunkCount; seq++) {
-      const data = await readExportChunk(deps.db, projectId as string, exportId, seq);
+      const data = await readExportChunk(deps.db, owner, exportId, seq);
       // The export was deleted while its file was being sent: end the response as incomplete.
       if (data === undefined) throw new Error(`export ${exportId} lost chunk ${seq} during its download`);
       yield data;

@@ -1,5 +1,5 @@
 import { csvRecord } from '../../domain/exports/csv.ts';
-import { ExportFilterError, lowerExportFilter, parseExportFilter } from '../../domain/exports/filters.ts';
+import { ExportFilterError, lowerExportFilter, parseExportFilter, type Predicate } from '../../domain/exports/filters.ts';
 import { EXPORT_OBJECTS, parseOrder, type ExportedObject } from '../../domain/exports/objects.ts';
 import { appendEvents } from '../../store/events.ts';
 import type { ExportCursor } from '../../store/export-sources.ts';
@@ -62,7 +62,7 @@ export async function runExport(deps: Deps, actor: Actor, projectId: string, exp
   if (!EXPORT_OBJECTS[object] || !EXPORT_OBJECTS[object].orders.includes(parameters.order)) {
     throw new UnusableExportError(`The stored export parameters are not usable (object ${row.exported_object}, order ${parameters.order})`);
   }
-  let predicate;
+  let predicate: Predicate;
   try {
     predicate = lowerExportFilter(parseExportFilter(object, parameters.filters), new Date(row.created_at));
   } catch (error) {
@@ -95,9 +95,9 @@ export async function runExport(deps: Deps, actor: Actor, projectId: string, exp
     if (pending !== '' && (end || pending.length >= EXPORT_CHUNK_CHARS)) {
       const data = pending;
       const chunkRows = pendingRows;
-      const at = cursor;
+      const position = cursor;
       const written = await inTransaction(deps, (tx) =>
-        appendExportChunk(tx, { projectId, exportId, seq, data, rows: chunkRows, bytes: Buffer.byteLength(data, 'utf8'), cursor: at, at: deps.clock.now().toISOString() }),
+        appendExportChunk(tx, { projectId, exportId, seq, data, rows: chunkRows, bytes: Buffer.byteLength(data, 'utf8'), cursor: position, at: deps.clock.now().toISOString() }),
       );
       // Deleted meanwhile, or another worker took the job over after this one's claim ran out.
       if (!written) return { message: 'Stopped: the export was deleted or is written by another worker.' };

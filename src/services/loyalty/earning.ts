@@ -169,6 +169,8 @@ function tierRef(row: TierRow | null): { id: string; name: string } | null {
 /** Runs the given rules (any programs) for one trigger; answers what each rule gave. */
 async function fire(tx: Tx, deps: Deps, actor: Actor, rules: readonly EarningRuleRow[], trigger: Trigger): Promise<Earned[]> {
   if (rules.length === 0) return [];
+  // The customer before any card: the lock order every loyalty write follows (redemptions, joins).
+  await lockCustomer(tx, actor.projectId, trigger.customer.id);
   const day = await projectDay(tx, deps, actor.projectId);
   const byProgram = new Map<string, EarningRuleRow[]>();
   for (const rule of rules) byProgram.set(rule.campaign_id, [...(byProgram.get(rule.campaign_id) ?? []), rule]);
@@ -203,8 +205,8 @@ async function fireInProgram(tx: Tx, deps: Deps, actor: Actor, program: Campaign
   let publication: PublicationObject | null = null;
   if (!card) {
     if (!program.auto_join) return [];
-    // Join-once is checked by reading the customer's cards; concurrent triggers of one customer queue here.
-    await lockCustomer(tx, actor.projectId, customer.id);
+    // Join-once is checked by reading the customer's cards; concurrent triggers of one customer queued
+    // on the customer's row (taken in `fire`), so this second look sees any card a winner published.
     card = (await findHeldVoucher(tx, actor.projectId, program.id, customer.id)) ?? null;
     if (!card) {
       const published = await publishVoucher(tx, deps, actor, { customer, campaign: program, joinOnce: true, channel: 'Automation' });
@@ -396,7 +398,7 @@ export async function earnForTierChange(
   tx: Tx,
   deps: Deps,
   actor: Actor,
-  input: { card: VoucherRow; program: CampaignRow; change: TierChange; tier: TierRow; holderTier: { id: string; name: string } | null; eventId: string; depth: number },
+  input: { card: VoucherRow; change: TierChange; tier: TierRow; eventId: string; depth: number },
 ): Promise<Earned[]> {
   const customer = await customerOf(tx, actor, input.card.holder_id);
   if (!customer) return [];

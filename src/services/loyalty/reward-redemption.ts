@@ -170,7 +170,7 @@ async function handOutCampaignReward(tx: Tx, deps: Deps, actor: Actor, reward: R
   };
 }
 
-function tierRef(row: TierRow | null) {
+function tierIdOf(row: TierRow | null): string | null {
   return row ? row.id : null;
 }
 
@@ -323,7 +323,7 @@ export async function redeemRewardIn(
     voucher: issued.voucher,
     product,
     sku,
-    loyalty_tier_id: tierRef(tier),
+    loyalty_tier_id: tierIdOf(tier),
     ...rewardObject,
   };
   const effects: RewardRedemptionEffects = {

@@ -20,12 +20,12 @@ import * as rulesStore from '../../store/earning-rules.ts';
 import { appendEvents } from '../../store/events.ts';
 import { enqueueJob } from '../../store/jobs.ts';
 import { fromJson, toJson } from '../../store/json.ts';
-import { lockCards } from '../../store/loyalty.ts';
+import { lockCards, lockCustomer } from '../../store/loyalty.ts';
 import * as store from '../../store/loyalty-tiers.ts';
 import type { TierMemberRow, TierRow } from '../../store/loyalty-tiers.ts';
 import { assignmentsOfCampaign, findRewardsByIds } from '../../store/rewards.ts';
 import type { LoyaltyTiersTable } from '../../store/schema.ts';
-import type { VoucherRow } from '../../store/vouchers.ts';
+import { findLiveVoucherById, type VoucherRow } from '../../store/vouchers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { customerSummary } from './balance.ts';
 import { campaignRef, loyaltyCard, loyaltyProgram, projectDay, type ProjectDay } from './cards.ts';
@@ -93,10 +93,6 @@ export function toTierObject(row: TierRow, expiration?: TierExpirationObject): T
     ...(expiration ? { expiration } : {}),
     object: 'loyalty_tier',
   };
-}
-
-function tierRef(row: TierRow | undefined | null): { id: string; name: string } | null {
-  return row ? { id: row.id, name: row.name } : null;
 }
 
 // ---- definitions ----
@@ -406,13 +402,21 @@ export async function refreshTier(tx: Tx, deps: Deps, actor: Actor, card: Vouche
     // The tier a tier-event rule names: the one reached, or for `left` the one lost.
     const subject = decision.change === 'left' ? from : to;
     if (subject) {
-      await earnForTierChange(tx, deps, actor, { card: locked, program, change: decision.change, tier: subject, holderTier: tierRef(from), eventId: event.id, depth: depth + 1 });
+      await earnForTierChange(tx, deps, actor, { card: locked, change: decision.change, tier: subject, eventId: event.id, depth: depth + 1 });
     }
   }
   return decision;
 }
 
 // ---- background recalculation ----
+
+/** A card locked the way loyalty writes lock: its holder's row first, then the card's. */
+async function lockedMemberCard(tx: Tx, projectId: string, voucherId: string): Promise<VoucherRow | undefined> {
+  const found = await findLiveVoucherById(tx, projectId, voucherId);
+  if (!found) return undefined;
+  if (found.holder_id) await lockCustomer(tx, projectId, found.holder_id);
+  return (await lockCards(tx, projectId, [voucherId])).get(voucherId);
+}
 
 const BATCH = 100;
 
@@ -424,9 +428,8 @@ export async function recalculateProgramTiers(deps: Deps, actor: Actor, campaign
     const ids = await store.programCards(deps.db, actor.projectId, campaignId, after, BATCH);
     if (ids.length === 0) return done;
     await inTransaction(deps, async (tx) => {
-      const cards = await lockCards(tx, actor.projectId, ids);
       for (const id of ids) {
-        const card = cards.get(id);
+        const card = await lockedMemberCard(tx, actor.projectId, id);
         if (card) await refreshTier(tx, deps, actor, card);
       }
     });
@@ -459,7 +462,7 @@ export async function refreshDueTiers(deps: Deps, requestId: string, projectDays
       try {
         await inTransaction(deps, async (tx) => {
           const actor: Actor = { projectId: item.projectId, requestId, source: { channel: 'INTERNAL' } };
-          const card = (await lockCards(tx, item.projectId, [item.voucherId])).get(item.voucherId);
+          const card = await lockedMemberCard(tx, item.projectId, item.voucherId);
           if (card) await refreshTier(tx, deps, actor, card);
           else await store.deleteMembership(tx, item.projectId, item.voucherId);
         });

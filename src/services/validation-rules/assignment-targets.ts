@@ -3,6 +3,7 @@ import { findLiveCampaign } from '../../store/campaigns.ts';
 import type { Executor } from '../../store/db.ts';
 import { findLiveVoucher } from '../../store/vouchers.ts';
 import { earningRuleTarget, rewardAssignmentTarget } from '../loyalty/assignment-targets.ts';
+import { promotionTierTarget } from '../promotions/assignment-target.ts';
 
 // The objects a validation rule can be assigned to, one lookup per `related_object_type`. A lookup
 // resolves what the client sent (an id, a voucher code, a campaign name) to the object's id and a short
@@ -43,6 +44,7 @@ const TARGETS: Partial<Record<AssignmentObjectType, TargetLookup>> = {
   voucher: voucherTarget,
   earning_rule: earningRuleTarget,
   reward_assignment: rewardAssignmentTarget,
+  promotion_tier: promotionTierTarget,
 };
 
 /** The object an assignment request names; 404 when it does not exist, 400 for a type not yet served. */
