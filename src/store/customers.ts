@@ -144,8 +144,11 @@ export async function customerHoldings(db: Executor, projectId: string, customer
   const rows = await db
     .selectFrom('vouchers as v')
     .leftJoin('campaigns as c', (join) => join.onRef('c.id', '=', 'v.campaign_id').onRef('c.project_id', '=', 'v.project_id'))
+    .leftJoin('loyalty_tier_members as tm', (join) => join.onRef('tm.voucher_id', '=', 'v.id').onRef('tm.project_id', '=', 'v.project_id'))
     .select(['v.holder_id', 'v.type', 'c.name as campaign_name', 'c.campaign_type'])
     .select((eb) => [
+      // A member holds one card per program (join-once), so one tier per program and customer.
+      eb.fn.max('tm.tier_id').as('tier_id'),
       eb.fn.sum<number>(sql`v.loyalty_points - v.loyalty_expired_points`).as('points_unexpired'),
       eb.fn.sum<number>('v.loyalty_balance').as('loyalty_balance'),
       eb.fn.sum<number>('v.redeemed_points').as('redeemed_points'),
@@ -171,9 +174,9 @@ export async function customerHoldings(db: Executor, projectId: string, customer
       h.pointsToGo += Number(row.loyalty_balance ?? 0);
       h.redeemedPoints += Number(row.redeemed_points ?? 0);
       if (row.campaign_name !== null && row.campaign_type === 'LOYALTY_PROGRAM') {
-        // Tiers and per-program referrals belong to later areas; until then a member has no tier.
         const entry = h.campaigns[row.campaign_name] ?? { points: 0, loyalty_tier: null, referred_customers: 0 };
         entry.points += Number(row.loyalty_balance ?? 0);
+        entry.loyalty_tier = row.tier_id ?? entry.loyalty_tier;
         h.campaigns[row.campaign_name] = entry;
       }
     } else {

@@ -316,9 +316,9 @@ describe('validation rules', () => {
       const noVoucher = await t.request('POST', `/v1/validation-rules/${rule.id}/assignments`, { json: { related_object_id: 'NO-SUCH-CODE' } });
       assert.equal(noVoucher.status, 404);
       assert.equal(noVoucher.body.resource_type, 'voucher', 'related_object_type defaults to voucher');
-      const tier = await sdkError(t.sdk().validationRules.createAssignment(rule.id, { promotion_tier: 'promo_1' }));
-      assert.equal(tier.code, 400);
-      assert.match(String(tier.details), /cannot be assigned to related_object_type promotion_tier yet/);
+      const tier = await sdkError(t.sdk().validationRules.createAssignment(rule.id, { promotion_tier: 'promo_missing' }));
+      assert.equal(tier.code, 404);
+      assert.equal(tier.resource_type, 'promotion_tier');
       const nothing = await t.request('POST', `/v1/validation-rules/${rule.id}/assignments`, { json: {} });
       assert.equal(nothing.status, 400);
       assert.equal(nothing.body.details, "Payload should have required property 'related_object_id'");

@@ -1,4 +1,5 @@
 import type { MemberBalanceInput } from '../../http/schemas/loyalty.ts';
+import { afterPointsChange } from './after-points-change.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { pointsExpiryDate } from '../../domain/loyalty/points-expiry.ts';
 import type { CampaignRow } from '../../store/campaigns.ts';
@@ -96,10 +97,12 @@ export async function adjustMemberBalance(deps: Deps, actor: Actor, campaignId: 
     const common = { source: 'API', sourceId: input.source_id ?? null, reason: input.reason ?? null, operationType: 'MANUAL' as const };
     if (input.points < 0) {
       const result = await debitPoints(tx, deps, actor, card, 'POINTS_REMOVAL', { ...common, points: -input.points, today: day.today });
+      await afterPointsChange(tx, deps, actor, result.card, { added: false });
       return pointsBalance(result.balance);
     }
     const expiresAt = manualExpiry(input, cardProgram, day);
     const result = await creditPoints(tx, deps, actor, card, 'POINTS_ADDITION', { ...common, points: input.points, expiresAt });
+    await afterPointsChange(tx, deps, actor, result.card, { added: true });
     await appendEvents(tx, [
       makeEvent(deps, actor, {
         type: 'voucher.loyalty_card.points_added',

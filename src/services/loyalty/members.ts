@@ -1,4 +1,5 @@
 import type { AddMemberInput, ListMembersInput } from '../../http/schemas/loyalty.ts';
+import { refreshTier } from './tiers.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { queryInstant } from '../../domain/time/query-instant.ts';
 import { inactiveReason } from '../../domain/validity/validity.ts';
@@ -60,6 +61,8 @@ export async function addMember(deps: Deps, actor: Actor, campaignId: string, in
         details: `Publication with source_id ${String(input.source_id)} published a card of another campaign`,
       });
     }
+    // A new member enters the program's lowest tier at once (its card may start with points).
+    if (published.created) await refreshTier(tx, deps, actor, published.voucher);
     return renderCard(tx, deps, actor, published.voucher, day);
   });
 }

@@ -1,4 +1,5 @@
 import type { PendingAdjustInput, PendingListInput } from '../../http/schemas/loyalty.ts';
+import { afterPointsChange } from './after-points-change.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { pointsExpiryDate, readExpirationRules, type ExpirationRules } from '../../domain/loyalty/points-expiry.ts';
 import type { CampaignRow } from '../../store/campaigns.ts';
@@ -198,6 +199,7 @@ export async function activateEntry(tx: Tx, deps: Deps, actor: Actor, card: Vouc
       pending_points: activated,
     },
   });
+  await afterPointsChange(tx, deps, actor, result.card, { added: true });
   await appendEvents(tx, [
     makeEvent(deps, actor, {
       type: 'voucher.loyalty_card.pending_points.activated',

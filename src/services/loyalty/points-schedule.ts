@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { afterPointsChange } from './after-points-change.ts';
 import { localDate } from '../../domain/validity/validity.ts';
 import { newRequestId } from '../../lib/ids.ts';
 import { cardsWithDueBuckets, duePendingPoints, findPendingPoints, lockCards } from '../../store/loyalty.ts';
@@ -67,7 +68,9 @@ export async function runLoyaltySchedule(deps: Deps, log?: FastifyBaseLogger): P
           const points = await inTransaction(deps, async (tx) => {
             const card = (await lockCards(tx, project.id, [voucherId])).get(voucherId);
             if (!card) return null;
-            return expireDueBuckets(tx, deps, actor, card, day.today);
+            const expired = await expireDueBuckets(tx, deps, actor, card, day.today);
+            if (expired > 0) await afterPointsChange(tx, deps, actor, card, { added: false });
+            return expired;
           });
           if (points !== null && points > 0) {
             result.expiredCards++;

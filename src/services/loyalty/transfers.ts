@@ -1,4 +1,5 @@
 import type { TransferInput } from '../../http/schemas/loyalty.ts';
+import { afterPointsChange } from './after-points-change.ts';
 import { businessError, DomainError, errors } from '../../domain/errors.ts';
 import { pointsExpiryDate } from '../../domain/loyalty/points-expiry.ts';
 import type { CampaignRow } from '../../store/campaigns.ts';
@@ -93,6 +94,8 @@ export async function transferPoints(deps: Deps, actor: Actor, campaignId: strin
       });
       donorNow.set(donor.id, out.card);
       destinationNow = into.card;
+      await afterPointsChange(tx, deps, actor, out.card, { added: false });
+      await afterPointsChange(tx, deps, actor, into.card, { added: true });
       const sides = [
         { card: donor, program: donorProgram, result: out },
         { card: destination, program, result: into },

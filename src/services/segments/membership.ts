@@ -1,4 +1,5 @@
 import { parseFilter, type ParsedFilter } from '../../domain/filters/filter.ts';
+import { earnPointsForSegmentEntered } from '../loyalty/earning.ts';
 import { customerFilterFields } from '../../domain/segments/customer-filter.ts';
 import type { Tx } from '../../store/db.ts';
 import { renderCustomers, type CustomerObject } from '../../store/customers.ts';
@@ -41,6 +42,18 @@ function membershipEvent(
 }
 
 /**
+ * Customers entered a segment: their `customer.segment.entered` events, then the loyalty earning rules
+ * that reward entering it (each names the event that triggered it), in the caller's transaction.
+ */
+async function announceEntries(tx: Tx, deps: Deps, actor: Actor, customers: readonly CustomerObject[], segment: Pick<SegmentRow, 'id' | 'name'>): Promise<void> {
+  for (const customer of customers) {
+    const event = membershipEvent(deps, actor, 'customer.segment.entered', customer, segment);
+    await appendEvents(tx, [event]);
+    await earnPointsForSegmentEntered(tx, deps, actor, { customer, segment: { id: segment.id, name: segment.name }, eventId: event.id });
+  }
+}
+
+/**
  * After a customer was created or updated, inside that transaction: enters it into the auto-update
  * segments whose filter it now matches and removes it from those it no longer matches.
  */
@@ -62,7 +75,7 @@ export async function refreshCustomerSegments(tx: Tx, deps: Deps, actor: Actor, 
   for (const segment of segments) {
     if (matching.has(segment.id) && !current.has(segment.id)) {
       const entered = await store.addMembers(tx, actor.projectId, segment.id, [customer.id], at);
-      if (entered.length > 0) events.push(membershipEvent(deps, actor, 'customer.segment.entered', customer, segment));
+      if (entered.length > 0) await announceEntries(tx, deps, actor, [customer], segment);
     }
   }
   const leaving = segments.filter((s) => !matching.has(s.id) && current.has(s.id));
@@ -136,10 +149,7 @@ export async function syncSegmentBatch(
     actor.projectId,
     rows.filter((r) => entered.has(r.id)),
   );
-  await appendEvents(
-    tx,
-    newcomers.map((customer) => membershipEvent(deps, actor, 'customer.segment.entered', customer, segment)),
-  );
+  await announceEntries(tx, deps, actor, newcomers, segment);
   const last = rows[rows.length - 1] as (typeof rows)[number];
   return { next: rows.length < SYNC_BATCH ? null : { createdAt: last.created_at, id: last.id }, entered: entered.size };
 }
@@ -155,8 +165,11 @@ export async function addStaticMembers(tx: Tx, deps: Deps, actor: Actor, segment
       deps.clock.now().toISOString(),
     ),
   );
-  await appendEvents(
+  await announceEntries(
     tx,
-    customers.filter((c) => entered.has(c.id)).map((c) => membershipEvent(deps, actor, 'customer.segment.entered', c, segment)),
+    deps,
+    actor,
+    customers.filter((c) => entered.has(c.id)),
+    segment,
   );
 }

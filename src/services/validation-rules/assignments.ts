@@ -1,4 +1,5 @@
 import { domainError, errors } from '../../domain/errors.ts';
+import type { Tx } from '../../store/db.ts';
 import type { CreateAssignmentInput, ListAllAssignmentsInput, ListRuleAssignmentsInput } from '../../http/schemas/validation-rules.ts';
 import { appendEvents } from '../../store/events.ts';
 import * as store from '../../store/validation-rules.ts';
@@ -45,8 +46,23 @@ export async function createAssignment(
   input: CreateAssignmentInput,
   force: boolean,
 ): Promise<AssignmentObject> {
+  return inTransaction(deps, (tx) => assignRuleIn(tx, deps, actor, ruleId, input, force));
+}
+
+/**
+ * Assigns a rule inside the caller's transaction, so an object and its rules are created together
+ * (campaigns, vouchers and tiers given `validation_rules` on creation).
+ */
+export async function assignRuleIn(
+  tx: Tx,
+  deps: Deps,
+  actor: Actor,
+  ruleId: string,
+  input: CreateAssignmentInput,
+  force: boolean,
+): Promise<AssignmentObject> {
   const { type, reference } = targetOf(input);
-  return inTransaction(deps, async (tx) => {
+  {
     const ruleRow = await store.findRule(tx, actor.projectId, ruleId, 'share');
     if (!ruleRow) throw errors.notFound('validation_rules', ruleId);
     const target = await resolveAssignmentTarget(tx, actor.projectId, type, reference);
@@ -91,7 +107,7 @@ export async function createAssignment(
     );
     await appendEvents(tx, events);
     return assignment;
-  });
+  }
 }
 
 export async function deleteAssignment(deps: Deps, actor: Actor, ruleId: string, assignmentId: string): Promise<void> {

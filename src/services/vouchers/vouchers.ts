@@ -22,7 +22,7 @@ import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { templateOf } from '../campaigns/campaigns.ts';
 import { checkValidity } from '../campaigns/campaign-input.ts';
 import { renderCampaign, type CampaignObject } from '../campaigns/render.ts';
-import { createAssignment } from '../validation-rules/assignments.ts';
+import { assignRuleIn } from '../validation-rules/assignments.ts';
 import { toAssignmentObject } from '../validation-rules/validation-rules.ts';
 import { assetLinker } from '../loyalty/card-assets.ts';
 import { renderVouchers, type VoucherObject } from './render.ts';
@@ -180,12 +180,11 @@ export async function createVoucher(deps: Deps, actor: Actor, pathCode: string |
     const voucher = await renderVoucherRow(tx, deps, actor.projectId, row);
     const campaignObject = campaign ? await renderCampaign(tx, actor.projectId, campaign) : null;
     await appendEvents(tx, [voucherEvent(deps, actor, { type: 'voucher.created', voucher, campaign: campaignObject })]);
+    // The voucher and its rules are created together or not at all.
+    for (const ruleId of rules) await assignRuleIn(tx, deps, actor, ruleId, { related_object_type: 'voucher', related_object_id: id }, false);
     return voucher;
   });
   if (rules.length === 0) return created;
-  // The rules service assigns in its own transaction (with its events); the rules were checked above, so
-  // only a rule deleted in between can still fail here.
-  for (const ruleId of rules) await createAssignment(deps, actor, ruleId, { related_object_type: 'voucher', related_object_id: created.id }, false);
   return getVoucher(deps, actor, created.code);
 }
 
