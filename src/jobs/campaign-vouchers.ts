@@ -4,6 +4,8 @@ import { renderCampaign } from '../services/campaigns/render.ts';
 import { generateVouchers, GENERATION_CHUNK } from '../services/campaigns/voucher-generation.ts';
 import { addToVouchersCount, deleteCampaignRow, findCampaignInAnyState, setGenerationStatus } from '../store/campaigns.ts';
 import { appendEvents } from '../store/events.ts';
+import { deleteCampaignPromotions } from '../store/promotion-tiers.ts';
+import { deleteAssignmentsOf } from '../store/validation-rules.ts';
 import { recordJobProgress, type Job } from '../store/jobs.ts';
 import { binCampaignVouchers, purgeCampaignVouchers } from '../store/vouchers.ts';
 import type { JobContext, Worker } from './worker.ts';
@@ -96,7 +98,15 @@ async function remove(job: Job, ctx: JobContext): Promise<unknown> {
     });
     if (removed === 0) break;
   }
-  if (payload.force) await inTransaction(deps, (tx) => deleteCampaignRow(tx, job.projectId, payload.campaign_id));
+  if (payload.force) {
+    await inTransaction(deps, async (tx) => {
+      // Everything that only makes sense with the campaign goes with it: its tiers and stacks, and the
+      // validation-rule assignments naming it.
+      await deleteCampaignPromotions(tx, job.projectId, payload.campaign_id);
+      await deleteAssignmentsOf(tx, job.projectId, 'campaign', payload.campaign_id);
+      await deleteCampaignRow(tx, job.projectId, payload.campaign_id);
+    });
+  }
   return { message: `Deleted ${done} vouchers.`, done_count: done };
 }
 

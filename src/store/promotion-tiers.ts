@@ -403,3 +403,23 @@ export async function deleteTierAssignments(db: Executor, projectId: string, tie
   if (ruleIds !== undefined) query = query.where('rule_id', 'in', [...ruleIds]);
   return query.returningAll().execute();
 }
+
+/**
+ * Removes a campaign's tiers, their rule assignments, and the campaign's stacks for good. For the job
+ * that deletes a campaign permanently (`force=true`); a binned campaign's tiers and stacks stay, unseen.
+ * Answers how many tiers were removed.
+ */
+export async function deleteCampaignPromotions(db: Executor, projectId: string, campaignId: string): Promise<number> {
+  const tierIds = db.selectFrom('promotion_tiers').select('id').where('project_id', '=', projectId).where('campaign_id', '=', campaignId);
+  const stackIds = db.selectFrom('promotion_stacks').select('id').where('project_id', '=', projectId).where('campaign_id', '=', campaignId);
+  await db
+    .deleteFrom('validation_rule_assignments')
+    .where('project_id', '=', projectId)
+    .where('related_object_type', '=', 'promotion_tier')
+    .where('related_object_id', 'in', tierIds)
+    .execute();
+  await db.deleteFrom('promotion_stack_tiers').where('project_id', '=', projectId).where('stack_id', 'in', stackIds).execute();
+  await db.deleteFrom('promotion_stacks').where('project_id', '=', projectId).where('campaign_id', '=', campaignId).execute();
+  const result = await db.deleteFrom('promotion_tiers').where('project_id', '=', projectId).where('campaign_id', '=', campaignId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -185,6 +185,19 @@ export async function deleteAssignment(db: Executor, projectId: string, ruleId: 
 }
 
 /** Deletes every assignment of a rule (the rule is being deleted); answers the rows removed. */
+/** Removes every assignment that names an object being deleted for good (a campaign, its vouchers). */
+export async function deleteAssignmentsOf(db: Executor, projectId: string, relatedObjectType: string, ids: string | readonly string[]): Promise<number> {
+  const list = typeof ids === 'string' ? [ids] : [...ids];
+  if (list.length === 0) return 0;
+  const result = await db
+    .deleteFrom('validation_rule_assignments')
+    .where('project_id', '=', projectId)
+    .where('related_object_type', '=', relatedObjectType)
+    .where('related_object_id', 'in', list)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export async function deleteAssignmentsOfRule(db: Executor, projectId: string, ruleId: string): Promise<AssignmentRow[]> {
   const rows = await db
     .deleteFrom('validation_rule_assignments')

@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
 import { projectCodesAreCaseSensitive } from './projects.ts';
+import { deleteAssignmentsOf } from './validation-rules.ts';
 import type { VouchersTable } from './schema.ts';
 
 // Vouchers: discount codes, gift cards and loyalty cards. Paths name a voucher by its code; codes are
@@ -125,6 +126,7 @@ export async function purgeCampaignVouchers(db: Executor, projectId: string, cam
   if (ids.length === 0) return 0;
   await db.deleteFrom('loyalty_buckets').where('project_id', '=', projectId).where('voucher_id', 'in', ids).execute();
   await db.deleteFrom('voucher_transactions').where('project_id', '=', projectId).where('voucher_id', 'in', ids).execute();
+  await deleteAssignmentsOf(db, projectId, 'voucher', ids);
   const result = await db.deleteFrom('vouchers').where('project_id', '=', projectId).where('id', 'in', ids).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

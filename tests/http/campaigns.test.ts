@@ -306,6 +306,33 @@ describe('campaigns', () => {
     assert.equal(bin.body.data.some((e: Json) => e.resource_id === created.id), false);
   });
 
+  test('force delete also removes the campaign’s tiers, stacks and rule assignments', async () => {
+    const rule = await t.request('POST', '/v1/validation-rules', { json: { name: 'Any order', rules: { logic: '' } } });
+    assert.equal(rule.status, 200, rule.text);
+    const promo = await t.request('POST', '/v1/campaigns', {
+      json: {
+        name: 'Promo to purge',
+        campaign_type: 'PROMOTION',
+        validation_rules: [rule.body.id],
+        promotion: { tiers: [{ name: 'T1', action: { discount: { type: 'AMOUNT', amount_off: 100 } } }] },
+      },
+    });
+    assert.equal(promo.status, 200, promo.text);
+    assert.equal(promo.body.validation_rules_assignments.total, 1);
+    assert.equal(promo.body.validation_rules_assignments.data[0].rule_id, rule.body.id);
+    const before = await t.deps.db.selectFrom('validation_rule_assignments').select('id').where('related_object_id', '=', promo.body.id).execute();
+    assert.equal(before.length, 1);
+    const res = await t.request('DELETE', `/v1/campaigns/${promo.body.id}?force=true`);
+    assert.equal(res.status, 202);
+    while (await t.worker.runOnce()) {
+      /* drain */
+    }
+    const tiers = await t.deps.db.selectFrom('promotion_tiers').select('id').where('campaign_id', '=', promo.body.id).execute();
+    assert.equal(tiers.length, 0);
+    const assignments = await t.deps.db.selectFrom('validation_rule_assignments').select('id').where('related_object_id', '=', promo.body.id).execute();
+    assert.equal(assignments.length, 0);
+  });
+
   test("another project's keys cannot see or change a campaign", async () => {
     const created: Json = await t.sdk().campaigns.create(discountCampaign('Private') as never);
     const other = await t.request('POST', '/management/v1/projects', {

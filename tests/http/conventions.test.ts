@@ -185,6 +185,21 @@ describe('HTTP conventions', () => {
     assert.equal(nested.status, 400);
   });
 
+  test('date-times are stored and answered in UTC with milliseconds, whatever offset was sent', async () => {
+    const created = await t.request('POST', '/v1/campaigns', {
+      json: {
+        name: 'Offset dates',
+        campaign_type: 'DISCOUNT_COUPONS',
+        start_date: '2026-05-01T10:00:00+02:00',
+        expiration_date: '2026-06-01T00:00:00Z',
+        voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+      },
+    });
+    assert.equal(created.status, 200, created.text);
+    assert.equal(created.body.start_date, '2026-05-01T08:00:00.000Z');
+    assert.equal(created.body.expiration_date, '2026-06-01T00:00:00.000Z');
+  });
+
   test('client-side preflight is answered for browsers', async () => {
     const res = await fetch(`${t.url}/client/v1/customers`, {
       method: 'OPTIONS',

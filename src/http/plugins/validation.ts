@@ -26,12 +26,54 @@ function makeAjv(options: Options): Ajv {
   return ajv;
 }
 
+type Normalizer = (value: unknown) => unknown;
+
+/**
+ * Builds a function that rewrites every `date-time` value the schema declares into the stored form
+ * (`2026-01-01T08:00:00.000Z`): instants are then compared as text the same way on both databases,
+ * whatever zone offset or precision the client sent. Runs on data the schema already accepted.
+ */
+function dateTimeNormalizer(schema: unknown, depth = 0): Normalizer | null {
+  if (typeof schema !== 'object' || schema === null || depth > 32) return null;
+  const node = schema as Record<string, unknown>;
+  if (node.format === 'date-time') return (value) => (typeof value === 'string' ? new Date(value).toISOString() : value);
+  const branches = (['anyOf', 'oneOf', 'allOf'] as const)
+    .flatMap((k) => (Array.isArray(node[k]) ? (node[k] as unknown[]) : []))
+    .map((b) => dateTimeNormalizer(b, depth + 1))
+    .filter((n): n is Normalizer => n !== null);
+  const properties = Object.entries((node.properties as Record<string, unknown> | undefined) ?? {})
+    .map(([key, sub]) => [key, dateTimeNormalizer(sub, depth + 1)] as const)
+    .filter((entry): entry is readonly [string, Normalizer] => entry[1] !== null);
+  const items = dateTimeNormalizer(node.items, depth + 1);
+  if (branches.length === 0 && properties.length === 0 && !items) return null;
+  return (value) => {
+    let out = value;
+    for (const branch of branches) out = branch(out);
+    if (properties.length > 0 && typeof out === 'object' && out !== null && !Array.isArray(out)) {
+      const record = out as Record<string, unknown>;
+      for (const [key, normalize] of properties) if (key in record) record[key] = normalize(record[key]);
+    }
+    if (items && Array.isArray(out)) for (let i = 0; i < out.length; i++) out[i] = items(out[i]);
+    return out;
+  };
+}
+
 export function installValidators(app: FastifyInstance): void {
   const bodyAjv = makeAjv({ coerceTypes: false });
   const textAjv = makeAjv({ coerceTypes: 'array' });
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-    return ajv.compile(schema as FastifySchema & object);
+    const validate = ajv.compile(schema as FastifySchema & object);
+    const normalize = dateTimeNormalizer(schema);
+    if (!normalize) return validate;
+    const wrapped = (data: unknown) => {
+      const ok = validate(data);
+      wrapped.errors = validate.errors;
+      if (ok) normalize(data);
+      return ok;
+    };
+    wrapped.errors = validate.errors;
+    return wrapped;
   });
 }
 

@@ -27,11 +27,16 @@ export const ListTiersQuery = Type.Object({
 });
 export type ListTiersInput = Static<typeof ListTiersQuery>;
 
-/** Seed 4.12: the client-side list takes any page from 1 up. */
+/**
+ * Seed 4.12 sets no upper bound on the client-side page; one is still needed so the row offset stays a
+ * number both databases accept.
+ */
+const UnboundedPage = Type.Integer({ minimum: 1, maximum: 1_000_000 });
+
 export const ClientListTiersQuery = Type.Object({
   is_available: Type.Optional(Type.Boolean({ description: 'true: only tiers usable now' })),
   limit: Type.Optional(Limit),
-  page: Type.Optional(Type.Integer({ minimum: 1 })),
+  page: Type.Optional(UnboundedPage),
   order: Type.Optional(Type.Enum(TIER_ORDERS)),
 });
 
@@ -39,7 +44,7 @@ export const ClientListTiersQuery = Type.Object({
 export const ListCampaignTiersQuery = Type.Object({
   is_available: Type.Optional(Type.Boolean()),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })),
-  page: Type.Optional(Type.Integer({ minimum: 1 })),
+  page: Type.Optional(UnboundedPage),
 });
 export type ListCampaignTiersInput = Static<typeof ListCampaignTiersQuery>;
 
@@ -156,6 +161,6 @@ export type ListStacksInput = Static<typeof ListStacksQuery>;
 
 export const ListCampaignStacksQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })),
-  page: Type.Optional(Type.Integer({ minimum: 1 })),
+  page: Type.Optional(UnboundedPage),
 });
 export type ListCampaignStacksInput = Static<typeof ListCampaignStacksQuery>;

@@ -1,3 +1,4 @@
+import { assignRuleIn } from '../validation-rules/assignments.ts';
 import type {
   AddVouchersInput,
   CreateCampaignInput,
@@ -162,7 +163,12 @@ export async function createCampaign(deps: Deps, actor: Actor, input: CreateCamp
         events.push(campaignEvent(deps, actor, 'campaign.vouchers.generation.started', campaign, { count, async_action_id: jobId }));
       }
       await appendEvents(tx, events);
-      return campaign;
+      // Rules named at creation are assigned in the same transaction: the campaign exists with them or not at all.
+      if (!input.validation_rules || input.validation_rules.length === 0) return campaign;
+      for (const ruleId of input.validation_rules) {
+        await assignRuleIn(tx, deps, actor, ruleId, { related_object_type: 'campaign', related_object_id: id }, false);
+      }
+      return renderCampaign(tx, actor.projectId, row);
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw errors.duplicate('campaign', 'name', input.name);

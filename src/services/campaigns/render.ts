@@ -1,4 +1,6 @@
 import type { Executor } from '../../store/db.ts';
+import { assignedRules } from '../../store/validation-rules.ts';
+import { toAssignmentObject } from '../validation-rules/validation-rules.ts';
 import { findCategoriesByIds, toCategoryObject, type CategoryObject, type CategoryRow } from '../../store/categories.ts';
 import type { CampaignRow } from '../../store/campaigns.ts';
 import { fromJson } from '../../store/json.ts';
@@ -60,10 +62,20 @@ export async function renderCampaigns(db: Executor, projectId: string, rows: rea
     rows.map((r) => r.category_id).filter((id): id is string => id !== null),
   );
   const promotions = await promotionMembers(db, projectId, rows);
+  const assigned = await assignedRules(
+    db,
+    projectId,
+    rows.map((r) => ({ type: 'campaign', id: r.id })),
+  );
   return rows.map((row) => {
     const object = campaignObject(row, row.category_id ? categories.get(row.category_id) : undefined);
     const promotion = promotions.get(row.id);
-    return promotion ? { ...object, promotion } : object;
+    const assignments = assigned.filter((a) => a.assignment.related_object_id === row.id).map((a) => toAssignmentObject(a.assignment));
+    return {
+      ...object,
+      ...(promotion ? { promotion } : {}),
+      validation_rules_assignments: { object: 'list', data_ref: 'data', data: assignments, total: assignments.length },
+    };
   });
 }
 

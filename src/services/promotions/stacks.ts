@@ -12,7 +12,7 @@ import type { CampaignRow } from '../../store/campaigns.ts';
 import { findCategoriesByIds, findCategory, toCategoryObject } from '../../store/categories.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
-import { findTiersWithCampaign, lockCampaignRow } from '../../store/promotion-tiers.ts';
+import { findTiersWithCampaign } from '../../store/promotion-tiers.ts';
 import * as store from '../../store/promotion-stacks.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { eventCampaign, promotionCampaign } from './tiers.ts';
@@ -99,7 +99,6 @@ async function liveStack(db: Executor, projectId: string, campaign: CampaignRow,
 export async function createStack(deps: Deps, actor: Actor, campaignIdOrName: string, input: CreateStackInput): Promise<PromotionStackObject> {
   return inTransaction(deps, async (tx) => {
     const campaign = await promotionCampaign(tx, actor.projectId, campaignIdOrName);
-    await lockCampaignRow(tx, actor.projectId, campaign.id);
     const tierIds = await checkTiers(tx, actor.projectId, campaign, input.tiers.ids);
     const categoryId = (await categoryIdOf(tx, actor.projectId, input.category_id)) ?? null;
     const id = deps.ids.next('stack');

@@ -1,4 +1,3 @@
-import Type from 'typebox';
 import type { RouteContext, TypedApp } from '../../../app.ts';
 import * as tiers from '../../../services/promotions/tiers.ts';
 import { actorOf } from '../../plugins/auth.ts';
@@ -132,7 +131,6 @@ export function registerPromotionTierRoutes(app: TypedApp, { deps }: RouteContex
           operationId: `${action}PromotionTier`,
           summary: active ? 'Enable a promotion tier' : 'Disable a promotion tier: it cannot be used, even inside its dates',
           params: TierParams,
-          body: Type.Optional(Type.Object({})),
           response: { 200: PromotionTierObject, ...errorResponses(404) },
         },
       },
