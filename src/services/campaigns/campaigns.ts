@@ -22,6 +22,7 @@ import { isUniqueViolation } from '../../store/sql-errors.ts';
 import { codeKey, findLiveVoucherById, insertVouchersSkippingTakenCodes, updateUnusedVouchers } from '../../store/vouchers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { renderVouchers, type VoucherObject } from '../vouchers/render.ts';
+import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { checkDuration, checkValidity, inferCampaignType, voucherTemplateFor, type VoucherTemplate } from './campaign-input.ts';
 import { renderCampaign, renderCampaigns, type CampaignObject } from './render.ts';
 import { checkReferralProgram } from '../referrals/referral-program.ts';
@@ -113,6 +114,7 @@ export async function createCampaign(deps: Deps, actor: Actor, input: CreateCamp
       const template = voucherTemplateFor(campaignType, input.voucher, projectCharset);
       if (campaignType === 'REFERRAL_PROGRAM') await checkReferralProgram(tx, actor.projectId, input.referral_program);
       const categoryId = (await resolveCategoryId(tx, actor.projectId, input)) ?? null;
+      await assertMetadata(tx, actor.projectId, 'campaign', input.metadata);
       const async = count > SYNC_GENERATION_LIMIT;
       const id = deps.ids.next('camp');
       await store.insertCampaign(tx, {
@@ -280,6 +282,7 @@ export async function updateCampaign(
     if (input.unset_metadata_fields) {
       metadata = Object.fromEntries(Object.entries(metadata).filter(([k]) => !input.unset_metadata_fields?.includes(k)));
     }
+    if (input.metadata !== undefined || input.unset_metadata_fields !== undefined) await assertMetadata(tx, actor.projectId, 'campaign', metadata);
     const now = deps.clock.now().toISOString();
     await store.updateLiveCampaign(tx, actor.projectId, row.id, {
       ...(input.description !== undefined ? { description: input.description } : {}),
@@ -395,6 +398,7 @@ export async function addVoucher(deps: Deps, actor: Actor, idOrName: string, cod
     const { row, template } = await codeBearingCampaign(tx, actor, idOrName);
     const categoryId = await resolveCategoryId(tx, actor.projectId, input);
     const source = { projectId: actor.projectId, campaignId: row.id, campaignCategoryId: row.category_id, template, overrides: overridesOf(input, categoryId) };
+    await assertMetadata(tx, actor.projectId, 'voucher', source.overrides.metadata);
     let voucherId: string;
     const now = deps.clock.now().toISOString();
     if (code !== undefined) {
@@ -435,6 +439,7 @@ export async function addVouchers(deps: Deps, actor: Actor, idOrName: string, co
     const { row, template } = await codeBearingCampaign(tx, actor, idOrName);
     const categoryId = await resolveCategoryId(tx, actor.projectId, input);
     const overrides = overridesOf(input, categoryId);
+    await assertMetadata(tx, actor.projectId, 'voucher', overrides.metadata);
     const jobId = deps.ids.next('aa');
     const now = deps.clock.now().toISOString();
     const payload: GenerateJobPayload = { campaign_id: row.id, count, overrides };

@@ -17,6 +17,7 @@ import { findSegment } from '../../store/segments.ts';
 import { findRule } from '../../store/validation-rules.ts';
 import { checkValidity } from '../campaigns/campaign-input.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { campaignRef, loyaltyProgram } from './cards.ts';
 
 // Earning rules of a loyalty program (loyalty reference 4.1–4.4): create (an array, all or none), read,
@@ -157,6 +158,7 @@ async function ruleRow(tx: Tx, deps: Deps, actor: Actor, program: CampaignRow, i
   checkValidity(input, path);
   checkExpirationRules(input.expiration_rules, path);
   await checkValidationRule(tx, actor.projectId, input.validation_rule_id);
+  await assertMetadata(tx, actor.projectId, 'earning_rule', input.metadata);
 
   const id = deps.ids.next('ern');
   return {
@@ -249,6 +251,7 @@ export async function updateEarningRule(deps: Deps, actor: Actor, campaignId: st
     checkValidity(merged, '');
     checkExpirationRules(input.expiration_rules, '');
     await checkValidationRule(tx, actor.projectId, input.validation_rule_id);
+    if (input.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'earning_rule', input.metadata);
     await store.updateEarningRule(tx, actor.projectId, row.id, {
       ...(loyalty ? { loyalty: toJson(loyalty) } : {}),
       ...(input.validation_rule_id !== undefined ? { validation_rule_id: input.validation_rule_id } : {}),

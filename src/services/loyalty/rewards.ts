@@ -19,6 +19,7 @@ import type { AssignmentRow, RewardRow } from '../../store/rewards.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
 import * as rulesStore from '../../store/validation-rules.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { toAssignmentObject as toRuleAssignmentObject, toRuleObject } from '../validation-rules/validation-rules.ts';
 import { campaignRef, loyaltyProgram } from './cards.ts';
 
@@ -169,6 +170,7 @@ export async function createReward(deps: Deps, actor: Actor, input: CreateReward
   const attributes = attributesOf(input.attributes);
   return inTransaction(deps, async (tx) => {
     const parameters = await parametersFor(tx, actor, type.value, input.parameters ?? {}, null);
+    await assertMetadata(tx, actor.projectId, 'reward', input.metadata);
     const id = deps.ids.next('rew');
     await store.insertReward(tx, {
       id,
@@ -212,6 +214,7 @@ export async function updateReward(deps: Deps, actor: Actor, rewardId: string, i
       if (!type.ok) throw errors.invalidPayload(type.error);
       parameters = await parametersFor(tx, actor, row.type, input.parameters, parametersOf(row));
     }
+    if (input.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'reward', input.metadata);
     await store.updateReward(tx, actor.projectId, row.id, {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(parameters ? { parameters: toJson(parameters) } : {}),

@@ -27,6 +27,7 @@ import { assignmentsOfCampaign, findRewardsByIds } from '../../store/rewards.ts'
 import type { LoyaltyTiersTable } from '../../store/schema.ts';
 import { findLiveVoucherById, type VoucherRow } from '../../store/vouchers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { customerSummary } from './balance.ts';
 import { campaignRef, loyaltyCard, loyaltyProgram, projectDay, type ProjectDay } from './cards.ts';
 import { loyaltyOf, toEarningRuleObject, type EarningRuleObject } from './earning-rules.ts';
@@ -160,6 +161,7 @@ export async function createTiers(deps: Deps, actor: Actor, campaignId: string, 
       if (clash) throw errors.invalidPayload(`Property ${path}.points ${from}-${to ?? '∞'} overlaps tier '${clash.name}' (${clash.from}-${Number.isFinite(clash.to) ? clash.to : '∞'})`);
       ranges.push({ name: item.name, from, to: upper });
       const { earningRules, rewards } = await checkedMappings(tx, actor, program, item, path);
+      await assertMetadata(tx, actor.projectId, 'loyalty_tier', item.metadata);
       rows.push({
         id: deps.ids.next('ltr'),
         project_id: actor.projectId,

@@ -288,19 +288,20 @@ export async function getProjectMetadataSchema(deps: Deps, projectId: string, re
   return toLegacyObject(row);
 }
 
+/** Checks one metadata object; `item` prefixes the field names (`[3]` for the fourth item of a bulk request). */
+export type MetadataCheck = (metadata: Readonly<Record<string, unknown>> | null | undefined, item?: string) => void;
+
+const NO_SCHEMA: MetadataCheck = () => undefined;
+
 /**
- * Throws 400 `metadata_validation_failed` when `metadata` breaks the project's schema for `relatedObject`
- * (no schema: anything goes). Call it inside the write's transaction, before the write. `null` metadata
- * is checked as `{}`, so required properties are enforced on objects created without metadata.
+ * Loads the project's schema for `relatedObject` once and answers a check that throws 400
+ * `metadata_validation_failed` when a metadata object breaks it (no schema: anything goes). For requests
+ * that check many objects before writing any (imports); single writes use assertMetadata. `null`
+ * metadata is checked as `{}`, so required properties are enforced on objects created without metadata.
  */
-export async function assertMetadata(
-  db: Executor,
-  projectId: string,
-  relatedObject: string,
-  metadata: Readonly<Record<string, unknown>> | null | undefined,
-): Promise<void> {
+export async function metadataCheck(db: Executor, projectId: string, relatedObject: string): Promise<MetadataCheck> {
   const row = await store.findMetadataSchemaFor(db, projectId, relatedObject);
-  if (!row) return;
+  if (!row) return NO_SCHEMA;
   const definitions = definitionsOf(row);
   const nestedNames = [
     ...new Set(
@@ -313,15 +314,32 @@ export async function assertMetadata(
   for (const schema of await store.findMetadataSchemasFor(db, projectId, nestedNames)) {
     nested.set(schema.related_object, { properties: definitionsOf(schema), allow_defined_only: Boolean(schema.allow_defined_only) });
   }
-  const problems = metadataProblems(
-    { properties: definitions, allow_defined_only: Boolean(row.allow_defined_only) },
-    metadata ?? {},
-    { nested: (name) => nested.get(name), subject: relatedObject },
-  );
-  if (problems.length > 0) {
-    throw businessError('metadata_validation_failed', 'Metadata validation failed', {
-      details: problems.join('; '),
-      resourceType: relatedObject,
+  const schema: MetadataSchemaDefinition = { properties: definitions, allow_defined_only: Boolean(row.allow_defined_only) };
+  return (metadata, item) => {
+    const problems = metadataProblems(schema, metadata ?? {}, {
+      nested: (name) => nested.get(name),
+      subject: relatedObject,
+      ...(item !== undefined ? { path: item } : {}),
     });
-  }
+    if (problems.length > 0) {
+      throw businessError('metadata_validation_failed', 'Metadata validation failed', {
+        details: problems.join('; '),
+        resourceType: relatedObject,
+      });
+    }
+  };
+}
+
+/**
+ * Throws 400 `metadata_validation_failed` when `metadata` breaks the project's schema for `relatedObject`
+ * (no schema: anything goes). Call it inside the write's transaction, before the write. `null` metadata
+ * is checked as `{}`, so required properties are enforced on objects created without metadata.
+ */
+export async function assertMetadata(
+  db: Executor,
+  projectId: string,
+  relatedObject: string,
+  metadata: Readonly<Record<string, unknown>> | null | undefined,
+): Promise<void> {
+  (await metadataCheck(db, projectId, relatedObject))(metadata);
 }

@@ -29,6 +29,7 @@ import type { PromotionTiersTable } from '../../store/schema.ts';
 import type { Insertable, Updateable } from 'kysely';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { campaignObject, type CampaignObject } from '../campaigns/render.ts';
+import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { tierSummary } from './assignment-target.ts';
 import { availabilityAt } from './availability.ts';
 import { actionJson, checkWindow, resolveCategory, windowColumns } from './tier-input.ts';
@@ -92,6 +93,7 @@ export async function createTiersInTransaction(
     checkWindow(input, path);
     const action = actionJson(input.action, path);
     const categoryId = (await resolveCategory(tx, actor.projectId, input)) ?? null;
+    await assertMetadata(tx, actor.projectId, 'promotion_tier', input.metadata);
     rulesPerTier.push(await lockRules(tx, actor.projectId, ruleIdsOf(input) ?? []));
     const hierarchy = input.hierarchy ?? highest + 1;
     highest = Math.max(highest, hierarchy);
@@ -166,7 +168,10 @@ export async function updateTierById(deps: Deps, actor: Actor, id: string, input
     if (input.action !== undefined) patch.action = actionJson(input.action, '');
     if (input.name !== undefined) patch.name = input.name;
     if (input.banner !== undefined) patch.banner = input.banner;
-    if (input.metadata !== undefined) patch.metadata = toJson(input.metadata ?? {});
+    if (input.metadata !== undefined) {
+      await assertMetadata(tx, actor.projectId, 'promotion_tier', input.metadata);
+      patch.metadata = toJson(input.metadata ?? {});
+    }
     if (input.hierarchy !== undefined) patch.hierarchy = input.hierarchy;
     if (input.active !== undefined) patch.active = input.active;
     const categoryId = await resolveCategory(tx, actor.projectId, input);

@@ -9,6 +9,7 @@ import { claimUnpublishedVoucher, claimVoucher, findHeldVoucher, findPublication
 import { findLiveVoucherById, updateLiveVoucher, type VoucherRow } from '../../store/vouchers.ts';
 import type { CustomerObject } from '../customers/customers.ts';
 import { makeEvent, type Actor, type Deps } from '../context.ts';
+import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { templateOf } from '../campaigns/campaigns.ts';
 import { generateVouchers } from '../campaigns/voucher-generation.ts';
 import { renderVouchers, type VoucherObject } from '../vouchers/render.ts';
@@ -24,6 +25,7 @@ export interface PublishRequest {
   campaign?: CampaignRow;
   channel?: string | null;
   sourceId?: string | null;
+  /** The publication's metadata; when given (client requests), checked against the `publication` schema. */
   metadata?: Record<string, unknown>;
   /** Refuse a second voucher of a campaign to one customer (always so for loyalty programs). */
   joinOnce?: boolean;
@@ -111,6 +113,7 @@ export async function publishVoucher(tx: Tx, deps: Deps, actor: Actor, request: 
     }
   }
 
+  if (request.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'publication', request.metadata);
   let voucher: VoucherRow | undefined;
   if (request.voucher) {
     if (!request.voucher.active) {

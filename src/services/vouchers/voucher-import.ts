@@ -13,15 +13,16 @@ import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { templateOf } from '../campaigns/campaigns.ts';
 import type { VoucherTemplate } from '../campaigns/campaign-input.ts';
 import { renderCampaign } from '../campaigns/render.ts';
+import { metadataCheck } from '../metadata-schemas/metadata-schemas.ts';
 import { fieldsOf, newVoucherRow, voucherDefinition } from './voucher-input.ts';
 import { codeBearingCampaign, projectCharset } from './vouchers.ts';
 
 // Bulk imports of vouchers with given codes (platform reference 8.3): `POST /v1/vouchers/import`
 // (standalone vouchers, VOUCHERS.IMPORT) and `POST /v1/campaigns/{id}/import` (into a campaign,
-// CAMPAIGN.VOUCHERS_IMPORT). The request checks every item (definitions, duplicate and existing codes,
-// categories) and refuses the whole import with a precise 400/404 before anything is written; the worker
-// then inserts the vouchers in chunks, one transaction each, recording progress so a resumed job carries
-// on where it stopped. A code taken by someone else in between is reported as a failed item.
+// CAMPAIGN.VOUCHERS_IMPORT). The request checks every item (definitions, metadata, duplicate and existing
+// codes, categories) and refuses the whole import with a precise 400/404 before anything is written; the
+// worker then inserts the vouchers in chunks, one transaction each, recording progress so a resumed job
+// carries on where it stopped. A code taken by someone else in between is reported as a failed item.
 
 export const VOUCHERS_IMPORT_JOB = 'VOUCHERS.IMPORT';
 export const CAMPAIGN_IMPORT_JOB = 'CAMPAIGN.VOUCHERS_IMPORT';
@@ -79,6 +80,8 @@ export async function importVouchers(deps: Deps, actor: Actor, campaignRef: stri
   return inTransaction(deps, async (tx) => {
     const campaign = campaignRef !== null ? await codeBearingCampaign(tx, actor.projectId, campaignRef) : null;
     definitionsOf(items, campaign ? templateOf(campaign) : null, await projectCharset(tx, actor.projectId), 0);
+    const checkMetadata = await metadataCheck(tx, actor.projectId, 'voucher');
+    for (const [i, item] of items.entries()) checkMetadata(item.metadata, `[${i}]`);
 
     const caseSensitive = await projectCodesAreCaseSensitive(tx, actor.projectId);
     const keys = items.map((item) => codeKeyOf(item.code, caseSensitive));

@@ -25,6 +25,7 @@ import { renderCampaign, type CampaignObject } from '../campaigns/render.ts';
 import { assignRuleIn } from '../validation-rules/assignments.ts';
 import { toAssignmentObject } from '../validation-rules/validation-rules.ts';
 import { assetLinker } from '../loyalty/card-assets.ts';
+import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { renderVouchers, type VoucherObject } from './render.ts';
 import { fieldsOf, newVoucherRow, voucherDefinition } from './voucher-input.ts';
 
@@ -171,6 +172,7 @@ export async function createVoucher(deps: Deps, actor: Actor, pathCode: string |
     }
     const now = deps.clock.now().toISOString();
     const fields = fieldsOf(input, categoryId !== undefined ? categoryId : (campaign?.category_id ?? null));
+    await assertMetadata(tx, actor.projectId, 'voucher', fields.metadata);
     const id = await insertOneVoucher(tx, actor.projectId, code, definition.code_config, (c, key) =>
       newVoucherRow(deps, actor.projectId, campaign?.id ?? null, definition, fields, c, key, now),
     );
@@ -285,6 +287,7 @@ export async function updateVoucher(deps: Deps, actor: Actor, code: string, inpu
     };
     checkValidity(merged, '');
     const categoryId = await resolveCategory(tx, actor.projectId, input);
+    if (input.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'voucher', input.metadata);
     const now = deps.clock.now().toISOString();
     const changed = await updateLiveVoucher(tx, actor.projectId, row.id, {
       ...(discount !== undefined ? { discount } : {}),
