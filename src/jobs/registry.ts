@@ -5,6 +5,7 @@ import { registerCampaignVoucherJobs } from './campaign-vouchers.ts';
 import { registerExportJobs } from './exports.ts';
 import { registerLoyaltyPointsSchedule } from './loyalty-points.ts';
 import { registerLoyaltyTierJobs } from './loyalty-tiers.ts';
+import { registerSessionPurge } from './redemption-sessions.ts';
 import { registerSegmentJobs } from './segment-sync.ts';
 import { registerVoucherImportJobs } from './voucher-imports.ts';
 import { registerWebhookTasks } from './webhooks.ts';
@@ -21,5 +22,6 @@ export function createWorker(deps: Deps, log: FastifyBaseLogger): Worker {
   registerBulkJobs(worker);
   registerSegmentJobs(worker);
   registerExportJobs(worker);
+  registerSessionPurge(worker);
   return worker;
 }

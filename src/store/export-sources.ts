@@ -259,6 +259,23 @@ function redemptionFields(dialect: Dialect): FieldSql {
   );
 }
 
+/**
+ * The redemption fields for `GET /v1/redemptions?filters[…]` (the same catalogue as redemption exports).
+ * The list reads no joined customer, so `customer` compares the record's customer id and, through a
+ * correlated primary-key lookup, that customer's source_id.
+ */
+export function redemptionListFields(dialect: Dialect): FieldSql {
+  const base = redemptionFields(dialect);
+  const customer: SetSql = {
+    kind: 'columns',
+    exprs: [
+      ref('redemptions.customer_id'),
+      sql`(select c.source_id from customers as c where c.project_id = ${sql.ref('redemptions.project_id')} and c.id = ${sql.ref('redemptions.customer_id')} and c.deleted_at is null)`,
+    ],
+  };
+  return { scalar: (name) => base.scalar(name), set: (name) => (name === 'customer' ? customer : base.set(name)), jsonColumn: (prefix) => base.jsonColumn(prefix) };
+}
+
 export async function readRedemptionBatch(db: Executor, q: ExportBatchQuery): Promise<RedemptionExportRow[]> {
   const sortKey = sortKeyOf(REDEMPTION_SORT, q.sortKey);
   const member = (column: string, name: string) => jsonMemberAsText(q.dialect, column, name) as RawBuilder<string | null>;

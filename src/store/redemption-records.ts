@@ -1,9 +1,10 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type SqlBool, type Expression } from 'kysely';
 import type { Executor } from './db.ts';
 import type { RedemptionsTable } from './schema.ts';
 
-// Redemption records (`r_…`, `rf_…`) and the customer redemption counters they move. Records are written
-// once and never edited except by a rollback marking them; counters move by SQL increments only.
+// Redemption records (`r_…`, `rf_…`) and rollback records (`rr_…`, `rrf_…`), and the customer redemption
+// counters they move. Records are written once and never edited except by a rollback marking them;
+// counters move by SQL increments only. Every query names its project.
 
 export type RedemptionRow = Selectable<RedemptionsTable>;
 
@@ -15,18 +16,52 @@ export async function findRedemption(db: Executor, projectId: string, id: string
   return db.selectFrom('redemptions').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
 }
 
+export async function findRedemptionsByIds(db: Executor, projectId: string, ids: readonly string[]): Promise<Map<string, RedemptionRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('redemptions').selectAll().where('project_id', '=', projectId).where('id', 'in', [...new Set(ids)]).execute();
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** The children of a stacked parent, in the order they were applied (served by redemptions_parent). */
+export async function childrenOf(db: Executor, projectId: string, parentId: string): Promise<RedemptionRow[]> {
+  return db
+    .selectFrom('redemptions')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('parent_id', '=', parentId)
+    .where('object', '=', 'redemption')
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * Marks a successful redemption rolled back by `rollbackId`, only while it is still SUCCEEDED: of two
+ * concurrent rollbacks exactly one changes the row. Answers whether this one did.
+ */
+export async function markRolledBack(db: Executor, projectId: string, id: string, rollbackId: string): Promise<boolean> {
+  const result = await db
+    .updateTable('redemptions')
+    .set({ status: 'ROLLED_BACK', rolled_back_by: rollbackId })
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .where('status', '=', 'SUCCEEDED')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 /**
  * One redemption attempt of a customer: `total_redeemed` and `total_succeeded` or `total_failed` go up
- * by one (promotions reference 9.3), in one statement.
+ * by `n` (promotions reference 9.3), in one statement.
  */
-export async function countCustomerRedemption(db: Executor, projectId: string, customerId: string, result: 'SUCCESS' | 'FAILURE'): Promise<void> {
+export async function countCustomerRedemption(db: Executor, projectId: string, customerId: string, result: 'SUCCESS' | 'FAILURE', n = 1): Promise<void> {
+  if (n <= 0) return;
   await db
     .updateTable('customers')
     .set({
-      redemptions_total_redeemed: sql<number>`redemptions_total_redeemed + 1`,
+      redemptions_total_redeemed: sql<number>`redemptions_total_redeemed + ${n}`,
       ...(result === 'SUCCESS'
-        ? { redemptions_total_succeeded: sql<number>`redemptions_total_succeeded + 1` }
-        : { redemptions_total_failed: sql<number>`redemptions_total_failed + 1` }),
+        ? { redemptions_total_succeeded: sql<number>`redemptions_total_succeeded + ${n}` }
+        : { redemptions_total_failed: sql<number>`redemptions_total_failed + ${n}` }),
     })
     .where('project_id', '=', projectId)
     .where('id', '=', customerId)
@@ -34,13 +69,88 @@ export async function countCustomerRedemption(db: Executor, projectId: string, c
 }
 
 /**
- * Adds a redemption to an order's `redemptions` map. The caller holds the order row (it wrote the order
- * in the same transaction), so the map is read and written back without a lost update.
+ * Rollback attempts of a customer: `total_rollback_succeeded` (and `total_rolled_back`, the redemptions
+ * undone) or `total_rollback_failed` go up by `n`; `total_succeeded` stays (reference 6.13).
  */
-export async function addOrderRedemption(db: Executor, projectId: string, orderId: string, redemptionId: string, entry: Record<string, unknown>): Promise<void> {
+export async function countCustomerRollback(db: Executor, projectId: string, customerId: string, result: 'SUCCESS' | 'FAILURE', n = 1): Promise<void> {
+  if (n <= 0) return;
+  await db
+    .updateTable('customers')
+    .set(
+      result === 'SUCCESS'
+        ? {
+            redemptions_total_rollback_succeeded: sql<number>`redemptions_total_rollback_succeeded + ${n}`,
+            redemptions_total_rolled_back: sql<number>`redemptions_total_rolled_back + ${n}`,
+          }
+        : { redemptions_total_rollback_failed: sql<number>`redemptions_total_rollback_failed + ${n}` },
+    )
+    .where('project_id', '=', projectId)
+    .where('id', '=', customerId)
+    .execute();
+}
+
+/**
+ * Merges entries into an order's `redemptions` map (new redemptions, or rollback members of existing
+ * entries). The caller holds the order (it wrote the order in the same transaction, or holds the
+ * order's lock), so the map is read and written back without a lost update.
+ */
+export async function mergeOrderRedemptions<E extends object>(db: Executor, projectId: string, orderId: string, entries: Record<string, Partial<E>>): Promise<Record<string, E>> {
   const row = await db.selectFrom('orders').select('redemptions').where('project_id', '=', projectId).where('id', '=', orderId).executeTakeFirst();
-  if (!row) throw new Error(`order ${orderId} vanished inside the transaction that wrote it`);
-  const map = JSON.parse(row.redemptions) as Record<string, unknown>;
-  map[redemptionId] = entry;
+  if (!row) throw new Error(`order ${orderId} vanished inside the transaction that holds it`);
+  const map = JSON.parse(row.redemptions) as Record<string, E>;
+  for (const [id, entry] of Object.entries(entries)) map[id] = { ...(map[id] ?? {}), ...entry } as E;
   await db.updateTable('orders').set({ redemptions: JSON.stringify(map) }).where('project_id', '=', projectId).where('id', '=', orderId).execute();
+  return map;
+}
+
+/** Adds a redemption to an order's `redemptions` map (see mergeOrderRedemptions). */
+export async function addOrderRedemption(db: Executor, projectId: string, orderId: string, redemptionId: string, entry: Record<string, unknown>): Promise<void> {
+  await mergeOrderRedemptions(db, projectId, orderId, { [redemptionId]: entry });
+}
+
+// ---- lists ----
+
+export type RedemptionSort = 'created_at' | 'id' | 'voucher_code' | 'tracking_id' | 'customer_id';
+
+export interface RedemptionListQuery {
+  projectId: string;
+  limit: number;
+  offset: number;
+  sort: RedemptionSort;
+  descending: boolean;
+  results?: readonly ('SUCCESS' | 'FAILURE')[];
+  campaignName?: string;
+  customerId?: string;
+  voucherId?: string;
+  /** Exclusive bounds, stored-timestamp strings. */
+  createdBefore?: string;
+  createdAfter?: string;
+  /** A compiled filter condition (src/store/export-sql.ts over the redemption fields). */
+  filter?: Expression<SqlBool>;
+}
+
+/**
+ * A page of records and the total for the same conditions. Every condition and order is one an index of
+ * migrations 0002/0020 starts with after project_id, so the page is an index walk, not a sort of the
+ * project's redemptions.
+ */
+export async function listRedemptions(db: Executor, q: RedemptionListQuery): Promise<{ rows: RedemptionRow[]; total: number }> {
+  let base = db.selectFrom('redemptions').where('redemptions.project_id', '=', q.projectId);
+  if (q.results && q.results.length > 0) base = base.where('redemptions.result', 'in', [...q.results]);
+  if (q.campaignName !== undefined) base = base.where('redemptions.campaign_name', '=', q.campaignName);
+  if (q.customerId !== undefined) base = base.where('redemptions.customer_id', '=', q.customerId);
+  if (q.voucherId !== undefined) base = base.where('redemptions.voucher_id', '=', q.voucherId);
+  if (q.createdBefore !== undefined) base = base.where('redemptions.created_at', '<', q.createdBefore);
+  if (q.createdAfter !== undefined) base = base.where('redemptions.created_at', '>', q.createdAfter);
+  if (q.filter) base = base.where(q.filter);
+  const direction = q.descending ? 'desc' : 'asc';
+  let page = base.selectAll('redemptions').orderBy(`redemptions.${q.sort}`, direction);
+  // Ties break on the id, which the id order is already.
+  if (q.sort !== 'id') page = page.orderBy('redemptions.id', direction);
+  const rows = await page
+    .offset(q.offset)
+    .limit(q.limit)
+    .execute();
+  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return { rows, total: Number(total.n) };
 }

@@ -784,6 +784,31 @@ export interface PromotionStackTiersTable {
   tier_id: string;
 }
 
+// ---- redemption engine (migration 0020) ----
+
+export type LockKind = 'quantity' | 'credits' | 'points';
+
+/** What one validation session reserved on one voucher until `expires_at` (promotions reference 6.10). */
+export interface RedemptionLocksTable {
+  project_id: string;
+  session_key: string;
+  voucher_id: string;
+  kind: LockKind;
+  /** 1 for a use of the voucher, minor units of gift credits, or loyalty points. */
+  amount: number;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
+/** A project's stacking rules (promotions reference 6.6); the rules JSON holds every member. */
+export interface StackingRulesTable {
+  id: string;
+  project_id: string;
+  rules: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   management_keys: ManagementKeysTable;
@@ -831,4 +856,6 @@ export interface Database {
   promotion_tiers: PromotionTiersTable;
   promotion_stacks: PromotionStacksTable;
   promotion_stack_tiers: PromotionStackTiersTable;
+  redemption_locks: RedemptionLocksTable;
+  stacking_rules: StackingRulesTable;
 }

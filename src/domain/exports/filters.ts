@@ -412,11 +412,11 @@ function readOperands(path: string, spec: FilterFieldSpec, operator: FilterOpera
 }
 
 /**
- * Checks `parameters.filters` of an export request for the exported object; throws ExportFilterError
- * whose details name the offending property. `undefined`/`null` means no filter.
+ * Checks `parameters.filters` of an export request for the exported object (or, `base` naming it, a list's
+ * `filters` query); throws ExportFilterError whose details name the offending property. `undefined`/`null`
+ * means no filter.
  */
-export function parseExportFilter(object: ExportedObject, input: unknown): ParsedExportFilter {
-  const base = '.parameters.filters';
+export function parseExportFilter(object: ExportedObject, input: unknown, base = '.parameters.filters'): ParsedExportFilter {
   if (input === undefined || input === null) return { junction: 'and', fields: [] };
   if (!isRecord(input)) throw new ExportFilterError(`Property ${base} should be object`);
   let junction: 'and' | 'or' = 'and';

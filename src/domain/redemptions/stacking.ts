@@ -18,6 +18,9 @@ export interface StackingRules {
   no_effect_redeem_anyway_categories: string[];
   redeemables_rollback_order_mode: 'WITH_ORDER' | 'WITHOUT_ORDER';
   discount_calculation_mode: 'DISCOUNTED_AMOUNT' | 'INITIAL_AMOUNT';
+  /** Per-category overrides of `discount_calculation_mode` (management API). */
+  initial_amount_mode_categories: string[];
+  discounted_amount_mode_categories: string[];
 }
 
 /** Defaults for a project that set none: the vendor schema's limits, ALL mode (DECISIONS 11). */
@@ -38,6 +41,8 @@ export const DEFAULT_STACKING_RULES: StackingRules = {
   no_effect_redeem_anyway_categories: [],
   redeemables_rollback_order_mode: 'WITH_ORDER',
   discount_calculation_mode: 'DISCOUNTED_AMOUNT',
+  initial_amount_mode_categories: [],
+  discounted_amount_mode_categories: [],
 };
 
 export interface StackCategory {
@@ -140,4 +145,11 @@ export function skipsWithoutEffect(item: Stackable, rules: StackingRules): boole
   if (item.categories.some((c) => rules.no_effect_skip_categories.includes(c.id))) return true;
   if (item.categories.some((c) => rules.no_effect_redeem_anyway_categories.includes(c.id))) return false;
   return rules.redeemables_no_effect_rule === 'SKIP';
+}
+
+/** The base a redeemable's percentages and fixed prices are computed on: its categories override the rule. */
+export function calculationModeOf(item: Stackable, rules: StackingRules): 'DISCOUNTED_AMOUNT' | 'INITIAL_AMOUNT' {
+  if (item.categories.some((c) => rules.initial_amount_mode_categories.includes(c.id))) return 'INITIAL_AMOUNT';
+  if (item.categories.some((c) => rules.discounted_amount_mode_categories.includes(c.id))) return 'DISCOUNTED_AMOUNT';
+  return rules.discount_calculation_mode;
 }

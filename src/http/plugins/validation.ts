@@ -36,7 +36,15 @@ type Normalizer = (value: unknown) => unknown;
 function dateTimeNormalizer(schema: unknown, depth = 0): Normalizer | null {
   if (typeof schema !== 'object' || schema === null || depth > 32) return null;
   const node = schema as Record<string, unknown>;
-  if (node.format === 'date-time') return (value) => (typeof value === 'string' ? new Date(value).toISOString() : value);
+  if (node.format === 'date-time') {
+    // The format accepts what a Date cannot hold (a leap second `23:59:60Z`); such a value is left as sent
+    // for the service to refuse with a 400, rather than thrown here as a 500.
+    return (value) => {
+      if (typeof value !== 'string') return value;
+      const date = new Date(value);
+      return Number.isNaN(date.getTime()) ? value : date.toISOString();
+    };
+  }
   const branches = (['anyOf', 'oneOf', 'allOf'] as const)
     .flatMap((k) => (Array.isArray(node[k]) ? (node[k] as unknown[]) : []))
     .map((b) => dateTimeNormalizer(b, depth + 1))

@@ -16,6 +16,7 @@ import { registerOauthRoutes } from './oauth/oauth.ts';
 import { registerOrderRoutes } from './orders/orders.ts';
 import { registerPublicationRoutes } from './publications/publications.ts';
 import { registerPromotionRoutes } from './promotions/index.ts';
+import { registerRedemptionRoutes } from './redemptions/index.ts';
 import { registerReferralRoutes } from './referrals/referrals.ts';
 import { registerVoucherRoutes } from './vouchers/vouchers.ts';
 import { registerTargetingRoutes } from './targeting/index.ts';
@@ -41,4 +42,5 @@ export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<
   registerBulkRoutes(app, ctx);
   registerExportRoutes(app, ctx);
   registerPromotionRoutes(app, ctx);
+  registerRedemptionRoutes(app, ctx);
 }

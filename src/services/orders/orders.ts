@@ -26,6 +26,11 @@ export type { OrderObject } from './order-object.ts';
 
 type OrderFields = UpdateOrderInput;
 
+export interface WriteOptions {
+  /** Calculated lines to store instead of resolving `items` against the catalog (redemption engine). */
+  lines?: OrderLine[];
+}
+
 /**
  * The customer (or referrer) a body names: `customer` by id or source_id (an unknown source_id creates
  * the customer), or `customer_id`, which must exist. Both given must agree. Returns undefined when the
@@ -80,13 +85,22 @@ async function nextState(
   actor: Actor,
   existing: OrderRow | null,
   input: OrderFields,
+  options: WriteOptions,
 ): Promise<Omit<Insertable<OrdersTable>, 'id' | 'project_id' | 'redemptions' | 'paid_at' | 'updated_at'>> {
+  // Lines the caller calculated already (the redemption engine's discounted lines) replace the stored ones as sent items would.
+  const itemsGiven = input.items !== undefined || options.lines !== undefined;
   const lines: OrderLine[] =
-    input.items !== undefined ? await resolveOrderLines(tx, actor.projectId, input.items ?? []) : existing ? orderLinesOf(existing) : [];
-  const amountsChanged = input.items !== undefined || input.amount !== undefined;
+    options.lines !== undefined
+      ? options.lines
+      : input.items !== undefined
+        ? await resolveOrderLines(tx, actor.projectId, input.items ?? [])
+        : existing
+          ? orderLinesOf(existing)
+          : [];
+  const amountsChanged = itemsGiven || input.amount !== undefined;
   const stored = (value: number | null | undefined) => (value === null || value === undefined ? null : Number(value));
   const totals = orderTotals(lines, {
-    amount: input.amount !== undefined ? input.amount : input.items !== undefined ? null : stored(existing?.amount),
+    amount: input.amount !== undefined ? input.amount : itemsGiven ? null : stored(existing?.amount),
     initial_amount: input.initial_amount !== undefined ? input.initial_amount : amountsChanged ? null : stored(existing?.initial_amount),
     discount_amount: input.discount_amount !== undefined ? input.discount_amount : stored(existing?.discount_amount),
   });
@@ -137,8 +151,8 @@ async function afterWrite(tx: Tx, deps: Deps, actor: Actor, before: OrderRow | n
   return order;
 }
 
-async function applyUpdate(tx: Tx, deps: Deps, actor: Actor, existing: OrderRow, input: OrderFields): Promise<OrderObject> {
-  const state = await nextState(tx, deps, actor, existing, input);
+async function applyUpdate(tx: Tx, deps: Deps, actor: Actor, existing: OrderRow, input: OrderFields, options: WriteOptions = {}): Promise<OrderObject> {
+  const state = await nextState(tx, deps, actor, existing, input, options);
   try {
     const changed = await store.updateOrder(tx, actor.projectId, existing.id, { ...state, updated_at: deps.clock.now().toISOString() });
     if (!changed) throw errors.notFound('order', existing.id);
@@ -157,19 +171,19 @@ async function applyUpdate(tx: Tx, deps: Deps, actor: Actor, existing: OrderRow,
  * input says otherwise. Concurrent creates with one source_id end as one order: the unique index lets
  * one insert win and the others update the winner.
  */
-export async function upsertOrderIn(tx: Tx, deps: Deps, actor: Actor, input: CreateOrderInput): Promise<OrderObject> {
+export async function upsertOrderIn(tx: Tx, deps: Deps, actor: Actor, input: CreateOrderInput, options: WriteOptions = {}): Promise<OrderObject> {
   const { id: requestedId, ...fields } = input;
   if (requestedId) {
     const existing = await store.findOrderById(tx, actor.projectId, requestedId, { forUpdate: true });
     if (!existing) throw errors.notFound('order', requestedId);
-    return applyUpdate(tx, deps, actor, existing, fields);
+    return applyUpdate(tx, deps, actor, existing, fields, options);
   }
   const sourceId = fields.source_id ?? null;
   if (sourceId !== null) {
     const existing = await store.findOrderBySourceId(tx, actor.projectId, sourceId, { forUpdate: true });
-    if (existing) return applyUpdate(tx, deps, actor, existing, fields);
+    if (existing) return applyUpdate(tx, deps, actor, existing, fields, options);
   }
-  const state = await nextState(tx, deps, actor, null, fields);
+  const state = await nextState(tx, deps, actor, null, fields, options);
   const id = deps.ids.next('ord');
   const inserted = await store.insertOrderIfAbsent(tx, {
     id,
@@ -183,7 +197,7 @@ export async function upsertOrderIn(tx: Tx, deps: Deps, actor: Actor, input: Cre
     // A concurrent request created the order with this source_id after our look-up; update that one.
     const winner = sourceId === null ? undefined : await store.findOrderBySourceId(tx, actor.projectId, sourceId, { forUpdate: true });
     if (!winner) throw new Error(`order with source_id ${String(sourceId)} neither inserted nor found`);
-    return applyUpdate(tx, deps, actor, winner, fields);
+    return applyUpdate(tx, deps, actor, winner, fields, options);
   }
   return afterWrite(tx, deps, actor, null, await reread(tx, actor.projectId, id));
 }

@@ -1,9 +1,7 @@
-import type { Insertable } from 'kysely';
 import type { CustomerObject } from '../../store/customers.ts';
-import type { Tx } from '../../store/db.ts';
+import type { Executor, Tx } from '../../store/db.ts';
 import { fromJson, toJson } from '../../store/json.ts';
-import { countCustomerRedemption, findRedemption, insertRedemption, type RedemptionRow } from '../../store/redemption-records.ts';
-import type { RedemptionsTable } from '../../store/schema.ts';
+import { countCustomerRedemption, findRedemptionsByIds, insertRedemption, type RedemptionRow } from '../../store/redemption-records.ts';
 import type { Actor } from '../context.ts';
 import type { OrderObject } from '../orders/order-object.ts';
 
@@ -54,6 +52,8 @@ export interface RedemptionRecord {
   failure_code?: string;
   failure_message?: string;
   reason?: string;
+  session?: { key: string };
+  related_redemptions?: { rollbacks: RollbackRef[]; redemptions: Array<{ id: string; date: string }> };
   order: OrderObject | null;
   channel: RedemptionChannel;
   customer: SimpleCustomer | null;
@@ -66,11 +66,23 @@ export interface RedemptionRecord {
   loyalty_card?: { points: number };
 }
 
-export function renderRedemption(row: RedemptionRow): RedemptionRecord {
+/** A rollback of a record, as `related_redemptions.rollbacks` lists it. */
+export interface RollbackRef {
+  id: string;
+  date: string;
+  rollback_order_mode: 'WITH_ORDER' | 'WITHOUT_ORDER';
+}
+
+/**
+ * A stored record as the API shows it. `rollbacks` are the rollback records that undid it (the caller
+ * loads them in one query for a page of records, see `renderRedemptions`).
+ */
+export function renderRedemption(row: RedemptionRow, rollbacks: readonly RollbackRef[] = []): RedemptionRecord {
   const reward = fromJson<Record<string, unknown> | null>(row.reward_snapshot, null);
   const tier = fromJson<Record<string, unknown> | null>(row.promotion_tier_snapshot, null);
   const gift = fromJson<{ amount: number } | null>(row.gift, null);
   const loyaltyCard = fromJson<{ points: number } | null>(row.loyalty_card, null);
+  const rollbackOf = row.object === 'redemption_rollback' ? row.rollback_of : null;
   return {
     id: row.id,
     object: row.object,
@@ -79,12 +91,16 @@ export function renderRedemption(row: RedemptionRow): RedemptionRecord {
     tracking_id: row.tracking_id,
     metadata: fromJson(row.metadata, {}),
     ...(row.amount !== null ? { amount: Number(row.amount) } : {}),
-    redemption: row.parent_id,
+    // A rollback names the redemption it undid; a stacked child its parent.
+    redemption: rollbackOf ?? row.parent_id,
     result: row.result,
     status: row.status,
     ...(row.failure_code !== null ? { failure_code: row.failure_code } : {}),
     ...(row.failure_message !== null ? { failure_message: row.failure_message } : {}),
     ...(row.reason !== null ? { reason: row.reason } : {}),
+    ...(row.session_key !== null ? { session: { key: row.session_key } } : {}),
+    ...(rollbacks.length > 0 ? { related_redemptions: { rollbacks: [...rollbacks], redemptions: [] } } : {}),
+    ...(rollbackOf !== null ? { related_redemptions: { rollbacks: [], redemptions: [{ id: rollbackOf, date: row.created_at }] } } : {}),
     order: fromJson(row.order_snapshot, null),
     channel: fromJson(row.channel, { channel_id: null, channel_type: 'API' }),
     customer: fromJson(row.customer_snapshot, null),
@@ -96,6 +112,17 @@ export function renderRedemption(row: RedemptionRow): RedemptionRecord {
     ...(gift ? { gift } : {}),
     ...(loyaltyCard ? { loyalty_card: loyaltyCard } : {}),
   };
+}
+
+/** Records of a page, with the rollbacks that undid them looked up in one query. */
+export async function renderRedemptions(db: Executor, projectId: string, rows: readonly RedemptionRow[]): Promise<RedemptionRecord[]> {
+  const rolledBack = rows.filter((r) => r.rolled_back_by !== null).map((r) => r.rolled_back_by as string);
+  const rollbacks = await findRedemptionsByIds(db, projectId, rolledBack);
+  return rows.map((row) => {
+    const rollback = row.rolled_back_by ? rollbacks.get(row.rolled_back_by) : undefined;
+    const mode = rollback ? fromJson<{ rollback_order_mode?: RollbackRef['rollback_order_mode'] }>(rollback.effects, {}).rollback_order_mode : undefined;
+    return renderRedemption(row, rollback ? [{ id: rollback.id, date: rollback.created_at, rollback_order_mode: mode ?? 'WITH_ORDER' }] : []);
+  });
 }
 
 /**
@@ -117,6 +144,31 @@ export interface RewardRedemptionEffects {
   customer_counters: { customer_id: string; total_redeemed: 1; total_succeeded: 1 } | null;
 }
 
+/** What a redemption of the stackable engine consumed and changed (one child or single record), so a rollback can restore it. */
+export interface RedeemableEffects {
+  kind: 'redeemable';
+  voucher: { voucher_id: string; redeemed_quantity: 1 } | null;
+  credits: { voucher_id: string; amount: number; transaction_id: string } | null;
+  points: { voucher_id: string; points: number; transaction_id: string } | null;
+  reward: { reward_id: string; assignment_id: string; stock_taken: boolean; redeemed: 1 } | null;
+  tier: { tier_id: string; order_amount: number; discount_amount: number } | null;
+  order: { order_id: string; discount_amount: number; items_discount: number[] } | null;
+  customer_id: string | null;
+}
+
+export interface ParentEffects {
+  kind: 'parent';
+  children: string[];
+  order_id: string | null;
+}
+
+/** What a rollback record notes about how it was made. */
+export interface RollbackEffects {
+  rollback_order_mode: 'WITH_ORDER' | 'WITHOUT_ORDER';
+}
+
+export type RecordEffects = RewardRedemptionEffects | RedeemableEffects | ParentEffects | RollbackEffects;
+
 export interface NewRedemptionRecord {
   id: string;
   actor: Actor;
@@ -132,46 +184,60 @@ export interface NewRedemptionRecord {
   reward: Record<string, unknown> | null;
   gift: { amount: number } | null;
   loyaltyCard: { points: number } | null;
-  effects: RewardRedemptionEffects | Record<string, unknown> | null;
+  effects: RecordEffects | null;
   at: string;
 }
 
-/**
- * Stores a successful redemption record and moves the customer's counters (total_redeemed and
- * total_succeeded), inside the caller's transaction; answers the record as the API shows it.
- */
-export async function recordSuccessfulRedemption(tx: Tx, record: NewRedemptionRecord): Promise<RedemptionRecord> {
-  const row: Insertable<RedemptionsTable> = {
+/** Any record: a redemption (success or failure, single, parent or child) or a rollback. */
+export interface RecordInput extends NewRedemptionRecord {
+  object: 'redemption' | 'redemption_rollback';
+  result: 'SUCCESS' | 'FAILURE';
+  status: 'SUCCEEDED' | 'FAILED' | 'ROLLED_BACK';
+  failure: { code: string; message: string } | null;
+  reason: string | null;
+  /** Stacked children: the parent redemption; child rollbacks: the parent rollback. */
+  parentId: string | null;
+  promotionTier: { id: string; snapshot: Record<string, unknown> } | null;
+  /** The order the record concerns even when its snapshot is null (failures keep none). */
+  orderId: string | null;
+  sessionKey: string | null;
+  /** Rollback records: the redemption they undo. */
+  rollbackOf: string | null;
+}
+
+/** Stores one record as given (no counters) and answers it as the API shows it. */
+export async function insertRecord(tx: Executor, record: RecordInput): Promise<RedemptionRecord> {
+  const row: RedemptionRow = {
     id: record.id,
     project_id: record.actor.projectId,
-    object: 'redemption',
-    result: 'SUCCESS',
-    status: 'SUCCEEDED',
-    failure_code: null,
-    failure_message: null,
-    reason: null,
+    object: record.object,
+    result: record.result,
+    status: record.status,
+    failure_code: record.failure?.code ?? null,
+    failure_message: record.failure?.message ?? null,
+    reason: record.reason,
     customer_id: record.customer?.id ?? null,
     tracking_id: record.trackingId,
     metadata: toJson(record.metadata),
     amount: record.amount,
-    parent_id: null,
+    parent_id: record.parentId,
     related_object_type: record.relatedObject.type,
     related_object_id: record.relatedObject.id,
     related_object_parent_id: record.relatedObject.parentId,
     voucher_id: record.voucher?.id ?? null,
     voucher_code: record.voucher?.code ?? null,
-    promotion_tier_id: null,
+    promotion_tier_id: record.promotionTier?.id ?? null,
     campaign_id: record.campaign?.id ?? null,
     campaign_name: record.campaign?.name ?? null,
-    order_id: record.order?.id ?? null,
-    session_key: null,
-    rollback_of: null,
+    order_id: record.order?.id ?? record.orderId,
+    session_key: record.sessionKey,
+    rollback_of: record.rollbackOf,
     rolled_back_by: null,
     order_snapshot: record.order ? toJson(record.order) : null,
     channel: toJson(record.channel),
     customer_snapshot: record.customer ? toJson(record.customer) : null,
     voucher_snapshot: record.voucher ? toJson(record.voucher.snapshot) : null,
-    promotion_tier_snapshot: null,
+    promotion_tier_snapshot: record.promotionTier ? toJson(record.promotionTier.snapshot) : null,
     reward_snapshot: record.reward ? toJson(record.reward) : null,
     gift: record.gift ? toJson(record.gift) : null,
     loyalty_card: record.loyaltyCard ? toJson(record.loyaltyCard) : null,
@@ -179,8 +245,27 @@ export async function recordSuccessfulRedemption(tx: Tx, record: NewRedemptionRe
     created_at: record.at,
   };
   await insertRedemption(tx, row);
+  return renderRedemption(row);
+}
+
+/**
+ * Stores a successful redemption record and moves the customer's counters (total_redeemed and
+ * total_succeeded), inside the caller's transaction; answers the record as the API shows it.
+ */
+export async function recordSuccessfulRedemption(tx: Tx, record: NewRedemptionRecord): Promise<RedemptionRecord> {
+  const stored = await insertRecord(tx, {
+    ...record,
+    object: 'redemption',
+    result: 'SUCCESS',
+    status: 'SUCCEEDED',
+    failure: null,
+    reason: null,
+    parentId: null,
+    promotionTier: null,
+    orderId: null,
+    sessionKey: null,
+    rollbackOf: null,
+  });
   if (record.customer) await countCustomerRedemption(tx, record.actor.projectId, record.customer.id, 'SUCCESS');
-  const stored = await findRedemption(tx, record.actor.projectId, record.id);
-  if (!stored) throw new Error(`redemption ${record.id} vanished inside its own transaction`);
-  return renderRedemption(stored);
+  return stored;
 }

@@ -9,6 +9,7 @@ import * as earningRulesTiersRewards from './2026-11-21-0007-earning-rules-tiers
 import * as webhooksEventsSchemas from './2026-11-21-0008-webhooks-events-schemas.ts';
 import * as exportsTables from './2026-11-21-0009-exports.ts';
 import * as promotionTiersStacks from './2026-11-21-0010-promotion-tiers-stacks.ts';
+import * as redemptionEngine from './2026-11-21-0020-redemption-engine.ts';
 
 // Every migration, in the order it runs. Names are date-prefixed and never change once released.
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-0008-webhooks-events-schemas': webhooksEventsSchemas,
   '2026-11-21-0009-exports': exportsTables,
   '2026-11-21-0010-promotion-tiers-stacks': promotionTiersStacks,
+  '2026-11-21-0020-redemption-engine': redemptionEngine,
 };

@@ -1,0 +1,64 @@
+import { toCustomerObject } from '../../store/customers.ts';
+import type { Executor } from '../../store/db.ts';
+import { findTiersWithCampaign } from '../../store/promotion-tiers.ts';
+import { findVouchersForRedemption } from '../../store/redemption-facts.ts';
+import { findRewardsByIds } from '../../store/rewards.ts';
+import type { Actor, Deps } from '../context.ts';
+import { toRewardObject, type RewardObject } from '../loyalty/rewards.ts';
+import { renderTiers } from '../promotions/tier-object.ts';
+import { renderVoucherRows } from '../vouchers/vouchers.ts';
+import type { Resolved } from './facts.ts';
+import { simpleCustomer } from './records.ts';
+
+// The full objects redemption and rollback records embed (promotions reference 9.1 *Rec.*: always the
+// full objects): the voucher as it is after the operation with its holder, categories and rule
+// assignments; the tier with its campaign and summary; the reward. One query per kind for a request.
+
+export interface Snapshots {
+  vouchers: Map<string, Record<string, unknown>>;
+  tiers: Map<string, Record<string, unknown>>;
+  rewards: Map<string, RewardObject>;
+}
+
+/** Vouchers as they are now, with their holders (simple customers); one query per kind. */
+export async function voucherSnapshots(db: Executor, deps: Deps, actor: Actor, voucherIds: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
+  const out = new Map<string, Record<string, unknown>>();
+  if (voucherIds.length === 0) return out;
+  const rows = await findVouchersForRedemption(db, actor.projectId, [], [...new Set(voucherIds)], false);
+  const objects = await renderVoucherRows(db, deps, actor.projectId, rows);
+  const holderIds = [...new Set(rows.flatMap((r) => (r.holder_id ? [r.holder_id] : [])))];
+  const holders =
+    holderIds.length === 0 ? [] : await db.selectFrom('customers').selectAll().where('project_id', '=', actor.projectId).where('id', 'in', holderIds).execute();
+  const holderOf = new Map(holders.map((h) => [h.id, simpleCustomer(toCustomerObject(h))]));
+  for (const object of objects) out.set(object.id, { ...object, holder: object.holder_id ? (holderOf.get(object.holder_id) ?? null) : null });
+  return out;
+}
+
+/** Tiers as they are now, with their campaigns. */
+export async function tierSnapshots(db: Executor, projectId: string, tierIds: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
+  const out = new Map<string, Record<string, unknown>>();
+  if (tierIds.length === 0) return out;
+  const tiers = await findTiersWithCampaign(db, projectId, [...new Set(tierIds)]);
+  for (const tier of await renderTiers(db, projectId, tiers)) out.set(tier.id, tier);
+  return out;
+}
+
+export async function renderSnapshots(db: Executor, deps: Deps, actor: Actor, items: readonly Resolved[]): Promise<Snapshots> {
+  const voucherItems = items.flatMap((r) => (r.kind === 'voucher' ? [r] : []));
+  const tierItems = items.flatMap((r) => (r.kind === 'promotion_tier' ? [r] : []));
+  const out: Snapshots = { vouchers: new Map(), tiers: await tierSnapshots(db, actor.projectId, tierItems.map((r) => r.tier.tier.id)), rewards: new Map() };
+  const vouchers = await voucherSnapshots(db, deps, actor, voucherItems.map((r) => r.voucher.id));
+  for (const item of voucherItems) {
+    const object = vouchers.get(item.voucher.id);
+    if (!object) continue;
+    // Stacked responses add the categories (with their stacking type) and the rules checked (reference 6.4).
+    out.vouchers.set(item.voucher.id, {
+      ...object,
+      categories: item.categories,
+      validation_rules_assignments: { object: 'list', data_ref: 'data', data: item.assignments, total: item.assignments.length },
+    });
+  }
+  const rewards = await findRewardsByIds(db, actor.projectId, voucherItems.flatMap((r) => (r.reward ? [r.reward.row.id] : [])));
+  for (const row of rewards.values()) out.rewards.set(row.id, toRewardObject(row));
+  return out;
+}

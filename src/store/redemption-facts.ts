@@ -1,0 +1,181 @@
+import { sql, type RawBuilder } from 'kysely';
+import { isPostgres, type Dialect, type Executor } from './db.ts';
+import type { VoucherRow } from './vouchers.ts';
+
+// The batched reads of the redemption engine: the project settings it needs in one query, every voucher
+// a request names in one query (locked for the redemption's transaction on PostgreSQL), and the indexed
+// counts validation rules read. Every query names its project.
+
+export interface ProjectSettings {
+  timezone: string;
+  caseSensitiveCodes: boolean;
+  /** The stored stacking rules JSON, or null when the project uses the defaults. */
+  stackingRules: string | null;
+}
+
+export async function projectSettings(db: Executor, projectId: string): Promise<ProjectSettings | undefined> {
+  const row = await db
+    .selectFrom('projects as p')
+    .leftJoin('stacking_rules as s', 's.project_id', 'p.id')
+    .select(['p.timezone', 'p.case_sensitive_codes', 's.rules'])
+    .where('p.id', '=', projectId)
+    .where('p.deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return { timezone: row.timezone, caseSensitiveCodes: Boolean(row.case_sensitive_codes), stackingRules: row.rules };
+}
+
+/**
+ * Live vouchers named by code key or id, in id order. With `lock` the rows stay locked until the
+ * transaction ends (PostgreSQL; SQLite write transactions are exclusive): every later read of them in
+ * the transaction, including the session locks counted against them, sees the latest committed state,
+ * and concurrent redemptions of one voucher queue instead of racing.
+ */
+export async function findVouchersForRedemption(
+  db: Executor,
+  projectId: string,
+  codeKeys: readonly string[],
+  ids: readonly string[],
+  lock: boolean,
+): Promise<VoucherRow[]> {
+  if (codeKeys.length === 0 && ids.length === 0) return [];
+  let query = db
+    .selectFrom('vouchers')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('binned_at', 'is', null)
+    .where((eb) =>
+      eb.or([...(codeKeys.length > 0 ? [eb('code_key', 'in', [...new Set(codeKeys)])] : []), ...(ids.length > 0 ? [eb('id', 'in', [...new Set(ids)])] : [])]),
+    )
+    .orderBy('id');
+  if (lock && isPostgres(db)) query = query.forUpdate();
+  return query.execute();
+}
+
+/**
+ * Serialises the requests that use one order (reference 6.10: one request per order at a time) until the
+ * transaction ends. PostgreSQL takes a transaction-scoped advisory lock on a hash of the project and the
+ * order's id or source_id; SQLite write transactions are exclusive already.
+ */
+export async function lockOrderKey(db: Executor, projectId: string, orderKey: string): Promise<void> {
+  if (!isPostgres(db)) return;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`order:${projectId}:${orderKey}`}, 0))`.execute(db);
+}
+
+/** A number member of a record's JSON order snapshot. */
+function orderMember(dialect: Dialect, member: string): RawBuilder<number | null> {
+  if (dialect === 'postgres') return sql<number | null>`((order_snapshot::jsonb ->> ${member})::numeric)`;
+  return sql<number | null>`json_extract(order_snapshot, ${'$.' + member})`;
+}
+
+export interface CountQuery {
+  projectId: string;
+  /** Count the redemptions of this incentive (voucher or tier id) … */
+  relatedObjectId?: string;
+  /** … or of this campaign. */
+  campaignId?: string;
+  customerId?: string;
+  /** Inclusive lower bound on `created_at`. */
+  since?: string;
+}
+
+/**
+ * Successful redemptions (not rolled back) matching the query: their number, Σ order amounts and Σ the
+ * discounts they gave. Served by redemptions_related_customer, redemptions_related or
+ * redemptions_campaign_id — never a scan of the project's redemptions.
+ */
+export async function redemptionCounts(db: Executor, dialect: Dialect, q: CountQuery): Promise<{ count: number; amount: number; discount: number }> {
+  let query = db
+    .selectFrom('redemptions')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('n'),
+      eb.fn.sum<number | null>(orderMember(dialect, 'amount')).as('amount'),
+      eb.fn.sum<number | null>(orderMember(dialect, 'total_applied_discount_amount')).as('discount'),
+    ])
+    .where('project_id', '=', q.projectId)
+    .where('object', '=', 'redemption')
+    .where('result', '=', 'SUCCESS')
+    .where('status', '=', 'SUCCEEDED');
+  if (q.relatedObjectId !== undefined) query = query.where('related_object_id', '=', q.relatedObjectId);
+  if (q.campaignId !== undefined) query = query.where('campaign_id', '=', q.campaignId);
+  if (q.customerId !== undefined) query = query.where('customer_id', '=', q.customerId);
+  if (q.since !== undefined) query = query.where('created_at', '>=', q.since);
+  const row = await query.executeTakeFirstOrThrow();
+  return { count: Number(row.n), amount: Number(row.amount ?? 0), discount: Number(row.discount ?? 0) };
+}
+
+/**
+ * One use of a voucher by a redemption: `redeemed_quantity` goes up by one only while the uses so far
+ * plus the live reservations of other sessions stay below the limit, in one conditional statement.
+ * Answers false (nothing changed) when the limit is reached: `quantity_exceeded`.
+ */
+export async function useVoucherOnce(db: Executor, projectId: string, voucherId: string, ownSessionKey: string | null, now: string): Promise<boolean> {
+  const reserved = sql<number>`(select coalesce(sum(l.amount), 0) from redemption_locks as l where l.project_id = ${projectId} and l.voucher_id = ${voucherId} and l.kind = 'quantity' and l.expires_at > ${now}${ownSessionKey === null ? sql`` : sql` and l.session_key <> ${ownSessionKey}`})`;
+  const result = await db
+    .updateTable('vouchers')
+    .set({ redeemed_quantity: sql<number>`redeemed_quantity + 1`, updated_at: now })
+    .where('project_id', '=', projectId)
+    .where('id', '=', voucherId)
+    .where('binned_at', 'is', null)
+    .where((eb) => eb.or([eb('redemption_quantity', 'is', null), eb(sql<number>`redeemed_quantity + ${reserved}`, '<', eb.ref('redemption_quantity'))]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A rollback gives a voucher's use back (never below zero). */
+export async function returnVoucherUse(db: Executor, projectId: string, voucherId: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('vouchers')
+    .set({ redeemed_quantity: sql<number>`redeemed_quantity - 1`, updated_at: now })
+    .where('project_id', '=', projectId)
+    .where('id', '=', voucherId)
+    .where('redeemed_quantity', '>=', 1)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A rollback gives a reward unit back: `redeemed` down and, when the reward's stock is limited, stock up. */
+export async function returnRewardUnit(db: Executor, projectId: string, rewardId: string, stockTaken: boolean, now: string): Promise<void> {
+  await db
+    .updateTable('rewards')
+    .set({
+      redeemed: sql<number>`case when redeemed > 0 then redeemed - 1 else 0 end`,
+      ...(stockTaken ? { stock: sql<number | null>`case when stock is null then null else stock + 1 end` } : {}),
+      updated_at: now,
+    })
+    .where('project_id', '=', projectId)
+    .where('id', '=', rewardId)
+    .execute();
+}
+
+/** Which loyalty buckets a points debit drew from ({bucket id: points}), so a refund puts them back. */
+export async function transactionBucketMoves(db: Executor, projectId: string, transactionId: string): Promise<Record<string, number> | null> {
+  const row = await db.selectFrom('voucher_transactions').select('bucket_moves').where('project_id', '=', projectId).where('id', '=', transactionId).executeTakeFirst();
+  return row?.bucket_moves ? (JSON.parse(row.bucket_moves) as Record<string, number>) : null;
+}
+
+/** A coupon a reward handed out is taken back by disabling it, only while it is unused; answers whether it was. */
+export async function disableUnusedVoucher(db: Executor, projectId: string, voucherId: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('vouchers')
+    .set({ active: false, updated_at: now })
+    .where('project_id', '=', projectId)
+    .where('id', '=', voucherId)
+    .where('redeemed_quantity', '=', 0)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The live vouchers a customer holds (their wallet), newest first, at most `limit` (served by vouchers_holder). */
+export async function walletVouchers(db: Executor, projectId: string, customerId: string, limit: number): Promise<VoucherRow[]> {
+  return db
+    .selectFrom('vouchers')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('holder_id', '=', customerId)
+    .where('binned_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
