@@ -26,17 +26,36 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const url = process.env.PUNCHCARD_TEST_PG_URL;
     if (!url) throw new Error('PUNCHCARD_TEST_PG_URL must be set when PUNCHCARD_TEST_DB=postgres');
     const schema = `pc_test_${suffix}`;
-    const admin = openPostgres(url, { max: 1 });
-    await sql.raw(`create schema ${schema}`).execute(admin.db);
-    await admin.close();
     const handle = openPostgres(url, { schema, max: 10 });
-    const dropSchema = async () => {
-      const cleanup = openPostgres(url, { max: 1 });
-      await sql.raw(`drop schema if exists ${schema} cascade`).execute(cleanup.db);
-      await cleanup.close();
+    // Test files run in parallel processes. Migrating reads the catalog of every schema (Kysely's
+    // introspection), which fails when another file drops its schema at that moment; so creating,
+    // migrating and dropping test schemas take turns on one advisory lock.
+    const exclusively = async (work: () => Promise<void>) => {
+      const admin = openPostgres(url, { max: 1 });
+      try {
+        await sql`select pg_advisory_lock(7382002)`.execute(admin.db);
+        try {
+          await work();
+        } finally {
+          await sql`select pg_advisory_unlock(7382002)`.execute(admin.db);
+        }
+      } finally {
+        await admin.close();
+      }
     };
+    const dropSchema = () =>
+      exclusively(async () => {
+        const cleanup = openPostgres(url, { max: 1 });
+        await sql.raw(`drop schema if exists ${schema} cascade`).execute(cleanup.db);
+        await cleanup.close();
+      });
     try {
-      await migrateToLatest(handle.db, { schema });
+      await exclusively(async () => {
+        const admin = openPostgres(url, { max: 1 });
+        await sql.raw(`create schema ${schema}`).execute(admin.db);
+        await admin.close();
+        await migrateToLatest(handle.db, { schema });
+      });
     } catch (error) {
       await handle.close();
       await dropSchema();
