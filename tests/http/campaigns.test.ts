@@ -333,6 +333,24 @@ describe('campaigns', () => {
     assert.equal(assignments.length, 0);
   });
 
+  test('loyalty tier settings are checked, and refreshing tiers runs in the background', async () => {
+    const bad = await t.request('POST', '/v1/loyalties', { json: { name: 'Bad tiers', loyalty_tiers_expiration: { qualification_type: 'SOMETIMES' } } });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.details, /qualification_type/);
+    const wrongType = await t.request('POST', '/v1/campaigns', { json: discountCampaign('Not loyalty', { loyalty_tiers_expiration: { qualification_type: 'BALANCE' } }) });
+    assert.equal(wrongType.status, 400);
+    assert.equal(wrongType.body.key, 'invalid_campaign');
+    const program = await t.request('POST', '/v1/loyalties', {
+      json: { name: 'Tiered', loyalty_tiers_expiration: { qualification_type: 'BALANCE', start_date: { type: 'IMMEDIATE' }, expiration_date: { type: 'BALANCE_DROP' } } },
+    });
+    assert.equal(program.status, 200, program.text);
+    assert.equal(program.body.loyalty_tiers_expiration.qualification_type, 'BALANCE');
+    const refreshed = await t.request('PUT', `/v1/loyalties/${program.body.id}`, { json: { options: { recalculate_tiers: true } } });
+    assert.equal(refreshed.status, 200, refreshed.text);
+    const actions = await t.request('GET', '/v1/async-actions?limit=10');
+    assert.ok(actions.body.async_actions.some((a: Json) => a.type === 'LOYALTY.TIERS_RECALCULATE'), JSON.stringify(actions.body));
+  });
+
   test("another project's keys cannot see or change a campaign", async () => {
     const created: Json = await t.sdk().campaigns.create(discountCampaign('Private') as never);
     const other = await t.request('POST', '/management/v1/projects', {

@@ -131,6 +131,11 @@ export const UpdateCampaignBody = Type.Object({
   loyalty_card: Type.Optional(LoyaltyCardTemplate),
   referral_program: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
   loyalty_tiers_expiration: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+  options: Type.Optional(
+    Type.Object({
+      recalculate_tiers: Type.Optional(Type.Boolean({ description: 'Loyalty programs: recompute every member’s tier under the current rules (in the background)' })),
+    }),
+  ),
 });
 export type UpdateCampaignInput = Static<typeof UpdateCampaignBody>;
 

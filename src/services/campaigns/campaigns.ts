@@ -1,3 +1,5 @@
+import { tiersExpirationProblem } from '../../domain/loyalty/tiers.ts';
+import { TIERS_RECALCULATE_JOB, type TierRecalculatePayload } from '../loyalty/tiers.ts';
 import { assignRuleIn } from '../validation-rules/assignments.ts';
 import type {
   AddVouchersInput,
@@ -97,6 +99,13 @@ export async function createCampaign(deps: Deps, actor: Actor, input: CreateCamp
   checkDuration(input.activity_duration_after_publishing, 'activity_duration_after_publishing');
   if (campaignType === 'REFERRAL_PROGRAM' && !input.voucher?.discount) {
     throw businessError('invalid_campaign', 'Invalid campaign', { details: "Property 'discount' is required for REFERRAL_PROGRAM campaign" });
+  }
+  if (input.loyalty_tiers_expiration) {
+    if (campaignType !== 'LOYALTY_PROGRAM') {
+      throw businessError('invalid_campaign', 'Invalid campaign', { details: `loyalty_tiers_expiration does not apply to ${campaignType} campaigns` });
+    }
+    const problem = tiersExpirationProblem(input.loyalty_tiers_expiration);
+    if (problem) throw errors.invalidPayload(problem);
   }
   const count = input.vouchers_count ?? 0;
   if (campaignType === 'PROMOTION' && count > 0) {
@@ -274,8 +283,12 @@ export async function updateCampaign(
       throw businessError('invalid_campaign', 'Invalid campaign', { details: `referral_program does not apply to ${row.campaign_type} campaigns` });
     }
     if (input.referral_program !== undefined) await checkReferralProgram(tx, actor.projectId, input.referral_program);
-    if (input.loyalty_tiers_expiration !== undefined && row.campaign_type !== 'LOYALTY_PROGRAM') {
-      throw businessError('invalid_campaign', 'Invalid campaign', { details: `loyalty_tiers_expiration does not apply to ${row.campaign_type} campaigns` });
+    if ((input.loyalty_tiers_expiration !== undefined || input.options?.recalculate_tiers) && row.campaign_type !== 'LOYALTY_PROGRAM') {
+      throw businessError('invalid_campaign', 'Invalid campaign', { details: `loyalty tier settings do not apply to ${row.campaign_type} campaigns` });
+    }
+    if (input.loyalty_tiers_expiration) {
+      const problem = tiersExpirationProblem(input.loyalty_tiers_expiration);
+      if (problem) throw errors.invalidPayload(problem);
     }
     const categoryId = await resolveCategoryId(tx, actor.projectId, input);
     let metadata = input.metadata !== undefined ? (input.metadata ?? {}) : fromJson<Record<string, unknown>>(row.metadata, {});
@@ -311,6 +324,11 @@ export async function updateCampaign(
     if (!updated) throw errors.notFound('campaign', idOrName);
     const campaign = await renderCampaign(tx, actor.projectId, updated);
     await appendEvents(tx, [campaignEvent(deps, actor, 'campaign.updated', campaign)]);
+    if (input.options?.recalculate_tiers) {
+      // "Refresh tiers": every member's tier is recomputed under the current rules, in the background.
+      const payload: TierRecalculatePayload = { campaign_id: row.id };
+      await enqueueJob(tx, { id: deps.ids.next('aa'), projectId: actor.projectId, kind: TIERS_RECALCULATE_JOB, payload, requestId: actor.requestId, now });
+    }
     return campaign;
   });
 }
