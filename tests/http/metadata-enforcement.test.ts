@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
 
 // Metadata schemas enforced on the writes of campaigns, vouchers (create, update, imports, vouchers added
-// to a campaign), publications, promotion tiers, loyalty tiers, earning rules and rewards (platform
+// to a campaign), publications, promotion tiers, loyalty tiers, earning rules, rewards, orders, order
+// items and redemptions (platform
 // reference 5.3; wording 2.4): a write that breaks the project's schema for its related object is a 400
 // metadata_validation_failed and writes nothing; a write that follows it succeeds. Each test defines its
 // schema through the management API and removes it again, so the tests do not constrain each other.
@@ -35,6 +36,8 @@ const WATCHED = [
   'earning_rules',
   'rewards',
   'validation_rule_assignments',
+  'orders',
+  'redemptions',
 ] as const;
 
 const required = (field: string) => `${field}: must be defined, the property is required (actual value is 'undefined')`;
@@ -352,6 +355,57 @@ describe('metadata enforcement on writes', () => {
       assert.deepEqual((await written(t.sdk().loyalties.getEarningRule(program.id, created.id))).metadata, { channel: 'web' });
       const updated = await written(t.sdk().loyalties.updateEarningRule(program.id, { id: created.id, metadata: { channel: 'store' } } as never));
       assert.deepEqual(updated.metadata, { channel: 'store' });
+    });
+  });
+
+  test('order and order_item: create, update and the orders a redemption stores', async () => {
+    await withSchema('order', { channel: { type: 'string', optional: false } }, async () => {
+      await withSchema('order_item', { gift_wrap: { type: 'boolean' } }, async () => {
+        const items = (wrap: unknown) => [{ source_id: 'sku-a', quantity: 1, price: 1000 }, { source_id: 'sku-b', quantity: 2, price: 500, metadata: { gift_wrap: wrap } }];
+        await refusedBySdk(() => t.sdk().orders.create({ source_id: 'MO-1', amount: 1000 } as never), 'order', required('channel'));
+        await refused(
+          () => t.request('POST', '/v1/orders', { json: { source_id: 'MO-1', items: items('yes'), metadata: { channel: 'web' } } }),
+          'order_item',
+          "items[1].gift_wrap: must be a boolean (actual value is 'yes')",
+        );
+        const created = await written(t.sdk().orders.create({ source_id: 'MO-1', items: items(true), metadata: { channel: 'web' } } as never));
+        assert.deepEqual(created.metadata, { channel: 'web' });
+
+        await refused(() => t.request('PUT', `/v1/orders/${created.id}`, { json: { metadata: { channel: 3 } } }), 'order', "channel: must be a string (actual value is '3')");
+        const statusOnly = await t.request('PUT', `/v1/orders/${created.id}`, { json: { status: 'FULFILLED' } });
+        assert.equal(statusOnly.status, 200, 'an update without metadata or items is not checked');
+
+        const voucher = await t.request('POST', '/v1/vouchers/MO-TEN', { json: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } });
+        assert.equal(voucher.status, 200, voucher.text);
+        const redeem = (order: Record<string, unknown>) => ({ redeemables: [{ object: 'voucher', id: 'MO-TEN' }], order });
+        // The refusal is a bad request: no failure record, the voucher is not used.
+        await refused(() => t.request('POST', '/v1/redemptions', { json: redeem({ source_id: 'MO-2', amount: 2000 }) }), 'order', required('channel'));
+        await refused(
+          () => t.request('POST', '/v1/redemptions', { json: redeem({ source_id: 'MO-2', items: items(1), metadata: { channel: 'pos' } }) }),
+          'order_item',
+          "items[1].gift_wrap: must be a boolean (actual value is '1')",
+        );
+        const redeemed = await t.request('POST', '/v1/redemptions', { json: redeem({ source_id: 'MO-2', items: items(false), metadata: { channel: 'pos' } }) });
+        assert.equal(redeemed.status, 200, redeemed.text);
+        assert.deepEqual(redeemed.body.order.metadata, { channel: 'pos' });
+      });
+    });
+  });
+
+  test('redemption: the metadata a redemption request carries', async () => {
+    await withSchema('redemption', { cashier: { type: 'string', optional: false, min_length: 2 } }, async () => {
+      const voucher = await t.request('POST', '/v1/vouchers/MR-TEN', { json: { type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 10 } } });
+      assert.equal(voucher.status, 200, voucher.text);
+      const body = (metadata?: Record<string, unknown>) => ({ redeemables: [{ object: 'voucher', id: 'MR-TEN' }], order: { amount: 1000 }, ...(metadata ? { metadata } : {}) });
+      await refused(() => t.request('POST', '/v1/redemptions', { json: body() }), 'redemption', required('cashier'));
+      await refusedBySdk(
+        () => t.sdk().redemptions.redeemStackable(body({ cashier: 'A' }) as never),
+        'redemption',
+        "cashier: must be at least 2 characters long (actual value is 'A')",
+      );
+      const redeemed = await t.request('POST', '/v1/redemptions', { json: body({ cashier: 'Ann' }) });
+      assert.equal(redeemed.status, 200, redeemed.text);
+      assert.deepEqual(redeemed.body.redemptions[0].metadata, { cashier: 'Ann' });
     });
   });
 

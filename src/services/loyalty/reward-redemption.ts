@@ -19,6 +19,7 @@ import { segmentIdsOfCustomer } from '../../store/segments.ts';
 import { findLiveVoucherById, type VoucherRow } from '../../store/vouchers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { creditCredits, creditPoints, debitPoints } from '../ledger/ledger.ts';
+import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { upsertOrderIn } from '../orders/orders.ts';
 import type { OrderObject } from '../orders/order-object.ts';
 import { publishVoucher } from '../publications/publish.ts';
@@ -196,6 +197,8 @@ export async function redeemRewardIn(
   const sent = input.reward;
   if (!sent) throw missingReward('Property .reward is required');
   const metadata = input.metadata ?? {};
+  // Automatic redemptions carry no metadata of the caller's; a schema's required properties cannot apply to them.
+  if (!options.autoRedeem) await assertMetadata(tx, actor.projectId, 'redemption', input.metadata);
   const day = await projectDay(tx, deps, actor.projectId);
   const unusable = unusableCard(card, program, day);
   if (unusable) throw unusable;

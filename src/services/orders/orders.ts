@@ -14,6 +14,7 @@ import type { OrdersTable } from '../../store/schema.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
 import { inTransaction, type Actor, type Deps } from '../context.ts';
 import { resolveCustomer } from '../customers/customers.ts';
+import { assertMetadata, metadataCheck } from '../metadata-schemas/metadata-schemas.ts';
 import { onOrderPaid } from './on-order-paid.ts';
 import { orderEvent } from './order-events.ts';
 import { resolveOrderLines } from './order-lines.ts';
@@ -74,6 +75,12 @@ function storedInstant(value: string): string {
   return iso;
 }
 
+/** Checks the metadata of each sent order item against the project's `order_item` schema. */
+export async function assertItemsMetadata(tx: Tx, projectId: string, items: readonly { metadata?: Record<string, unknown> | null }[]): Promise<void> {
+  const check = await metadataCheck(tx, projectId, 'order_item');
+  for (const [i, item] of items.entries()) check(item.metadata, `items[${i}]`);
+}
+
 /**
  * The columns of an order after applying `input` to `existing` (null for a new order). Members absent
  * from the input keep their stored value; items sent replace the lines, and then an amount that was not
@@ -87,6 +94,9 @@ async function nextState(
   input: OrderFields,
   options: WriteOptions,
 ): Promise<Omit<Insertable<OrdersTable>, 'id' | 'project_id' | 'redemptions' | 'paid_at' | 'updated_at'>> {
+  // A new order is checked even without metadata, so the schema's required properties hold from the start.
+  if (input.metadata !== undefined || existing === null) await assertMetadata(tx, actor.projectId, 'order', input.metadata);
+  if (input.items) await assertItemsMetadata(tx, actor.projectId, input.items);
   // Lines the caller calculated already (the redemption engine's discounted lines) replace the stored ones as sent items would.
   const itemsGiven = input.items !== undefined || options.lines !== undefined;
   const lines: OrderLine[] =

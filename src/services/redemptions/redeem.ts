@@ -17,7 +17,8 @@ import { takeReward } from '../../store/rewards.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { debitCredits, debitPoints } from '../ledger/ledger.ts';
 import type { OrderObject } from '../orders/order-object.ts';
-import { upsertOrderIn } from '../orders/orders.ts';
+import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
+import { assertItemsMetadata, upsertOrderIn } from '../orders/orders.ts';
 import { convertReferral } from '../referrals/convert.ts';
 import { loadFacts, loadOrder, type Facts, type Resolved } from './facts.ts';
 import { recordFailure } from './failures.ts';
@@ -126,6 +127,9 @@ function orderSnapshot(order: OrderObject | null, state: DiscountState, applied:
 
 async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedRequest): Promise<RedemptionResult> {
   const now = deps.clock.now();
+  // Bad metadata is a bad request, not a failed redemption: nothing is consumed and no failure is recorded.
+  await assertMetadata(tx, actor.projectId, 'redemption', request.metadata);
+  if (request.order?.items) await assertItemsMetadata(tx, actor.projectId, request.order.items);
   const orderKey = request.order?.id ?? request.order?.source_id ?? null;
   // One request per order at a time (reference 6.10): the order first, then customer, then vouchers.
   if (orderKey !== null) await lockOrderKey(tx, actor.projectId, orderKey);
