@@ -5,6 +5,7 @@ import { generateVouchers, GENERATION_CHUNK } from '../services/campaigns/vouche
 import { addToVouchersCount, deleteCampaignRow, findCampaignInAnyState, setGenerationStatus } from '../store/campaigns.ts';
 import { appendEvents } from '../store/events.ts';
 import { deleteCampaignPromotions } from '../store/promotion-tiers.ts';
+import { deleteReferralTiersOfCampaign } from '../store/referral-tiers.ts';
 import { deleteAssignmentsOf } from '../store/validation-rules.ts';
 import { recordJobProgress, type Job } from '../store/jobs.ts';
 import { binCampaignVouchers, purgeCampaignVouchers } from '../store/vouchers.ts';
@@ -100,9 +101,10 @@ async function remove(job: Job, ctx: JobContext): Promise<unknown> {
   }
   if (payload.force) {
     await inTransaction(deps, async (tx) => {
-      // Everything that only makes sense with the campaign goes with it: its tiers and stacks, and the
-      // validation-rule assignments naming it.
+      // Everything that only makes sense with the campaign goes with it: its tiers and stacks (promotion
+      // or referral), and the validation-rule assignments naming it.
       await deleteCampaignPromotions(tx, job.projectId, payload.campaign_id);
+      await deleteReferralTiersOfCampaign(tx, job.projectId, payload.campaign_id);
       await deleteAssignmentsOf(tx, job.projectId, 'campaign', payload.campaign_id);
       await deleteCampaignRow(tx, job.projectId, payload.campaign_id);
     });

@@ -809,6 +809,54 @@ export interface StackingRulesTable {
   updated_at: Timestamp | null;
 }
 
+// ---- referral tiers (migration 0021) ----
+
+/** A referral tier's reward as stored: the reward campaign resolved to its id. */
+export type StoredReferralTierReward =
+  /** Points, or gift credits in minor units. */
+  | { type: 'LOYALTY_CARD' | 'GIFT_VOUCHER'; campaign_id: string; amount: number }
+  /** One coupon of a DISCOUNT_COUPONS campaign. */
+  | { type: 'DISCOUNT_VOUCHER'; campaign_id: string; amount: null };
+
+/** A referrer reward of a referral program (Punchcard extension), earned at `conversions` referees. */
+export interface ReferralTiersTable {
+  id: string;
+  project_id: string;
+  campaign_id: string;
+  banner: string | null;
+  conversions: number;
+  /** StoredReferralTierReward as JSON. */
+  reward: Json;
+  metadata: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+/** How many referees one referrer converted in one program. */
+export interface ReferrerConversionsTable {
+  project_id: string;
+  campaign_id: string;
+  referrer_id: string;
+  conversions: number;
+  updated_at: Timestamp;
+}
+
+/** A referral tier paid to a referrer (at most one per tier and referrer). */
+export interface ReferralTierRewardsTable {
+  id: string;
+  project_id: string;
+  campaign_id: string;
+  tier_id: string;
+  referrer_id: string;
+  /** The conversion (referrals.id) that reached the tier. */
+  referral_id: string;
+  conversions: number;
+  reward_type: StoredReferralTierReward['type'];
+  voucher_id: string | null;
+  transaction_id: string | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
   settings: SettingsTable;
   management_keys: ManagementKeysTable;
@@ -858,4 +906,7 @@ export interface Database {
   promotion_stack_tiers: PromotionStackTiersTable;
   redemption_locks: RedemptionLocksTable;
   stacking_rules: StackingRulesTable;
+  referral_tiers: ReferralTiersTable;
+  referrer_conversions: ReferrerConversionsTable;
+  referral_tier_rewards: ReferralTierRewardsTable;
 }

@@ -18,6 +18,7 @@ import { registerPublicationRoutes } from './publications/publications.ts';
 import { registerPromotionRoutes } from './promotions/index.ts';
 import { registerRedemptionRoutes } from './redemptions/index.ts';
 import { registerReferralRoutes } from './referrals/referrals.ts';
+import { registerReferralTierRoutes } from './referrals/tiers.ts';
 import { registerVoucherRoutes } from './vouchers/vouchers.ts';
 import { registerTargetingRoutes } from './targeting/index.ts';
 
@@ -35,6 +36,7 @@ export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<
   registerVoucherRoutes(app, ctx);
   registerPublicationRoutes(app, ctx);
   registerReferralRoutes(app, ctx);
+  registerReferralTierRoutes(app, ctx);
   registerTargetingRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerCustomEventRoutes(app, ctx);

@@ -1,32 +1,26 @@
 import { businessError, errors } from '../../domain/errors.ts';
-import { pointsExpiryDate } from '../../domain/loyalty/points-expiry.ts';
-import { convertsOn, rewardCampaignType, type ConversionEventType, type RefereeReward } from '../../domain/referrals/referral-program.ts';
-import { localDate } from '../../domain/validity/validity.ts';
+import { convertsOn, rewardCampaignType, type ConversionEventType } from '../../domain/referrals/referral-program.ts';
 import { findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts';
-import { findLiveCustomerById, toCustomerObject } from '../../store/customers.ts';
+import { findLiveCustomerById, toCustomerObject, type CustomerObject } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
-import { findHeldVoucher } from '../../store/publications.ts';
 import { countReferredCustomer, insertReferralIfAbsent } from '../../store/referrals.ts';
 import { findLiveVoucher, type VoucherRow } from '../../store/vouchers.ts';
 import { makeEvent, type Actor, type Deps } from '../context.ts';
 import { resolveCustomer, type CustomerRef } from '../customers/customers.ts';
-import { creditCredits, creditPoints, type BalanceObject, type TransactionObject } from '../ledger/ledger.ts';
-import { programExpirationRules } from '../loyalty/cards.ts';
-import { publishVoucher } from '../publications/publish.ts';
-import { projectTimeZone } from '../vouchers/vouchers.ts';
 import { recordReferee, referrerOf } from './holders.ts';
 import { programOf, rewardCampaign } from './referral-program.ts';
+import { grantBalanceReward, simpleCustomer, type BalanceRewardGranted } from './rewards.ts';
+import { rewardReferrer, type ReferrerRewardGranted } from './tiers.ts';
 
 // Converting a referral (promotions reference 1.3; platform reference 3.2 `referrals`): a customer used a
 // referral code, by redeeming it or through the program's custom event. The customer becomes a referee of
 // the code's referrer (recorded once per program; the customer object shows it under `referrals`, and
-// the referrer's `loyalty.referred_customers` grows by one), and the program's referee reward is granted
-// through the publish service and the ledger. Called inside the caller's transaction by the redemption
-// engine and the custom-events endpoint; everything it changes commits or rolls back with the caller.
-//
-// Referrer rewards come from referral tiers, which the v2018-08-01 API cannot define (the vendor manages
-// them in its dashboard only), so a conversion grants none.
+// the referrer's `loyalty.referred_customers` grows by one), the program's referee reward is granted
+// through the publish service and the ledger, and the referrer is paid the referral tier (a Punchcard
+// extension, ./tiers.ts) their new number of converted referees reaches. Called inside the caller's
+// transaction by the redemption engine and the custom-events endpoint; everything it changes commits or
+// rolls back with the caller.
 
 export type ReferralTrigger =
   | { type: 'redemption'; redemptionId: string }
@@ -40,27 +34,22 @@ export interface ConvertReferralInput {
   trigger: ReferralTrigger;
 }
 
-export interface RefereeRewardGranted {
-  type: 'GIFT_VOUCHER' | 'LOYALTY_CARD';
-  amount: number;
-  voucher: { id: string; code: string; campaign_id: string | null };
-  transaction: TransactionObject;
-  balance: BalanceObject;
-}
+/** The referee reward as given: points or credits, with the card's transaction and balance. */
+export type RefereeRewardGranted = BalanceRewardGranted;
 
 export type ConversionResult =
-  | { status: 'converted'; referralId: string; campaignId: string; customerId: string; referrerId: string; reward: RefereeRewardGranted | null }
+  | {
+      status: 'converted';
+      referralId: string;
+      campaignId: string;
+      customerId: string;
+      referrerId: string;
+      reward: RefereeRewardGranted | null;
+      /** The referral tier this conversion paid the referrer, if it reached one. */
+      referrerReward: ReferrerRewardGranted | null;
+    }
   /** Nothing was recorded: the event is not this program's conversion event, or the customer was referred in it already. */
   | { status: 'skipped'; reason: 'conversion_event_mismatch' | 'already_referred' | 'no_referrer'; campaignId: string; customerId: string };
-
-const simpleCustomer = (row: { id: string; source_id: string | null; name: string | null; email: string | null; metadata: Record<string, unknown> }) => ({
-  id: row.id,
-  source_id: row.source_id,
-  name: row.name,
-  email: row.email,
-  metadata: row.metadata,
-  object: 'customer' as const,
-});
 
 async function referralProgramOf(tx: Tx, actor: Actor, code: VoucherRow): Promise<CampaignRow> {
   const campaign = code.campaign_id ? await findLiveCampaignById(tx, actor.projectId, code.campaign_id) : undefined;
@@ -74,50 +63,22 @@ async function referralProgramOf(tx: Tx, actor: Actor, code: VoucherRow): Promis
   return campaign;
 }
 
-/** The referee's card in the reward campaign: the one they hold, or one published to them now. */
-async function rewardCard(tx: Tx, deps: Deps, actor: Actor, campaign: CampaignRow, customer: Parameters<typeof publishVoucher>[3]['customer']): Promise<VoucherRow> {
-  const held = await findHeldVoucher(tx, actor.projectId, campaign.id, customer.id);
-  if (held) return held;
-  const published = await publishVoucher(tx, deps, actor, {
-    customer,
-    campaign,
-    // An automatic publication carries no metadata, so a project's publication schema (written for its own
-    // publications) can never refuse a reward the referral program owes.
-    channel: 'Automation',
-    joinOnce: Boolean(campaign.join_once),
-  });
-  return published.voucher;
-}
-
-async function grantRefereeReward(
-  tx: Tx,
-  deps: Deps,
-  actor: Actor,
-  reward: RefereeReward,
-  customer: Parameters<typeof publishVoucher>[3]['customer'],
-  reason: string,
-): Promise<RefereeRewardGranted> {
+async function grantRefereeReward(tx: Tx, deps: Deps, actor: Actor, program: CampaignRow, customer: CustomerObject): Promise<RefereeRewardGranted | null> {
+  const reward = programOf(program).refereeReward;
+  if (!reward) return null;
   const campaign = await rewardCampaign(tx, actor.projectId, reward);
   if (!campaign || campaign.campaign_type !== rewardCampaignType(reward)) {
     throw businessError('invalid_campaign', 'Invalid campaign', {
       details: `The referee reward's campaign ${reward.parent.id ?? reward.parent.name ?? ''} is gone or no longer a ${rewardCampaignType(reward)} campaign`,
     });
   }
-  const card = await rewardCard(tx, deps, actor, campaign, customer);
-  const common = { points: reward.amount, source: 'Automation', reason, operationType: 'AUTOMATIC' as const };
-  if (reward.type === 'GIFT_VOUCHER') {
-    const result = await creditCredits(tx, deps, actor, card, 'CREDITS_ADDITION', common);
-    return { type: reward.type, amount: reward.amount, voucher: { id: card.id, code: card.code, campaign_id: card.campaign_id }, transaction: result.transaction, balance: result.balance };
-  }
-  // Reward points age by the loyalty program's own rules, counted from today in the project's time zone.
-  const today = localDate(deps.clock.now(), await projectTimeZone(tx, actor.projectId));
-  const result = await creditPoints(tx, deps, actor, card, 'POINTS_ADDITION', { ...common, expiresAt: pointsExpiryDate(programExpirationRules(campaign), today) });
-  return { type: reward.type, amount: reward.amount, voucher: { id: card.id, code: card.code, campaign_id: card.campaign_id }, transaction: result.transaction, balance: result.balance };
+  return grantBalanceReward(tx, deps, actor, campaign, reward, customer, `Referral reward: ${program.name}`);
 }
 
 /**
- * Records that `customer` was referred through `code`, once per referral program, and grants the
- * program's referee reward. Refuses a referrer using their own code (`referrer_not_permitted_to_redeem`).
+ * Records that `customer` was referred through `code`, once per referral program, grants the program's
+ * referee reward, and pays the referrer the referral tier their new count of conversions reaches.
+ * Refuses a referrer using their own code (`referrer_not_permitted_to_redeem`).
  */
 export async function convertReferral(tx: Tx, deps: Deps, actor: Actor, input: ConvertReferralInput): Promise<ConversionResult> {
   const code = await findLiveVoucher(tx, actor.projectId, input.code);
@@ -180,9 +141,8 @@ export async function convertReferral(tx: Tx, deps: Deps, actor: Actor, input: C
     }),
   ];
 
-  let reward: RefereeRewardGranted | null = null;
-  if (program.refereeReward) {
-    reward = await grantRefereeReward(tx, deps, actor, program.refereeReward, customer, `Referral reward: ${campaign.name}`);
+  const reward = await grantRefereeReward(tx, deps, actor, campaign, customer);
+  if (reward) {
     events.push(
       makeEvent(deps, actor, {
         type: 'customer.rewarded',
@@ -205,5 +165,6 @@ export async function convertReferral(tx: Tx, deps: Deps, actor: Actor, input: C
     );
   }
   await appendEvents(tx, events);
-  return { status: 'converted', referralId, campaignId: campaign.id, customerId: customer.id, referrerId, reward };
+  const referrerReward = await rewardReferrer(tx, deps, actor, { program: campaign, referralId, referrerId, referrer: referrerRow ? toCustomerObject(referrerRow) : null, cause });
+  return { status: 'converted', referralId, campaignId: campaign.id, customerId: customer.id, referrerId, reward, referrerReward };
 }
