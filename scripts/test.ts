@@ -37,6 +37,10 @@ if (requested.length === 0) {
 if (!run(`tests on SQLite (${files.length} files)`, process.execPath, nodeTestArgs, { PUNCHCARD_TEST_DB: 'sqlite' })) {
   failures.push('SQLite suite');
 }
+// The CI-sized reliability suite (scripts/reliability.ts) runs after each database's suite, not beside it.
+const reliability = (database: 'sqlite' | 'postgres') =>
+  requested.length > 0 || run(`reliability suite (ci scale) on ${database}`, process.execPath, ['--import', 'tsx', 'scripts/reliability.ts', `--only=${database}`], { PUNCHCARD_RELIABILITY_SCALE: 'ci' });
+if (!reliability('sqlite')) failures.push('SQLite reliability suite');
 
 const databaseUrl = process.env.DATABASE_URL ?? '';
 if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
@@ -48,6 +52,7 @@ if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql:
   ) {
     failures.push('PostgreSQL suite');
   }
+  if (!reliability('postgres')) failures.push('PostgreSQL reliability suite');
 } else {
   const banner = '!'.repeat(78);
   process.stdout.write(

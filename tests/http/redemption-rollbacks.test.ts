@@ -243,4 +243,20 @@ describe('rollbacks', () => {
     assert.match(refused.resource_id, /^rrf_/);
     assert.equal((await f.voucherState(card.code)).loyalty_card.balance, 900, 'the points stay spent');
   });
+  test('a redemption whose customer was erased for good can still be rolled back: the credits come back, no order to cancel', async () => {
+    const gift = await f.giftCard(5000);
+    const customer = await f.customer();
+    const res: Json = await t.sdk().redemptions.redeemStackable({
+      redeemables: [{ object: 'voucher', id: gift.code, gift: { credits: 1500 } }],
+      order: { amount: 3000, source_id: f.unique('ord') },
+      customer: { id: customer.id },
+    } as never);
+    const redemption = res.redemptions[0];
+    await f.ok('POST', `/v1/customers/${customer.id}/permanent-deletion`, {});
+
+    const rollback: Json = await t.sdk().redemptions.rollback(redemption.id);
+    assert.equal(rollback.result, 'SUCCESS');
+    assert.equal(rollback.order, null, 'the order went with the customer');
+    assert.equal((await f.voucherState(gift.code)).gift.balance, 5000);
+  });
 });

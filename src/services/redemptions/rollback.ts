@@ -200,9 +200,12 @@ async function rollbackIn(tx: Tx, deps: Deps, actor: Actor, target: RedemptionRo
   if (target.order_id) {
     if (mode === 'WITH_ORDER') {
       order = await cancelOrder(tx, deps, actor, target.order_id, undone);
-      const entry = { rollback_id: rollbackId, rollback_date: at, ...(stacked ? { rollback_stacked: childIds } : {}) };
-      const map = await mergeOrderRedemptions(tx, actor.projectId, target.order_id, { [target.id]: entry });
-      if (order) order = { ...order, redemptions: map as OrderObject['redemptions'] };
+      // The order is gone when its customer was erased for good (permanent deletion): nothing to mark.
+      if (order) {
+        const entry = { rollback_id: rollbackId, rollback_date: at, ...(stacked ? { rollback_stacked: childIds } : {}) };
+        const map = await mergeOrderRedemptions(tx, actor.projectId, target.order_id, { [target.id]: entry });
+        order = { ...order, redemptions: map as OrderObject['redemptions'] };
+      }
     } else {
       const row = await findOrderById(tx, actor.projectId, target.order_id);
       order = row ? toOrderObject(row) : null;
