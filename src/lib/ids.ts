@@ -44,7 +44,20 @@ export function createSortableIds(now: () => number = Date.now): Ids {
 
 export const sortableIds: Ids = createSortableIds();
 
+// Every request takes an id; drawing 9 random bytes from the CSPRNG each time was a measurable share
+// of a cheap request's CPU, so the bytes are drawn in blocks and handed out 9 at a time.
+const REQUEST_ID_BYTES = 9;
+const REQUEST_ID_BLOCK = REQUEST_ID_BYTES * 1024;
+let requestIdPool = Buffer.alloc(0);
+let requestIdAt = 0;
+
 /** Request ids look like the vendor's: `v-` and 18 hex digits. */
 export function newRequestId(): string {
-  return `v-${randomBytes(9).toString('hex')}`;
+  if (requestIdAt + REQUEST_ID_BYTES > requestIdPool.length) {
+    requestIdPool = randomBytes(REQUEST_ID_BLOCK);
+    requestIdAt = 0;
+  }
+  const id = `v-${requestIdPool.toString('hex', requestIdAt, requestIdAt + REQUEST_ID_BYTES)}`;
+  requestIdAt += REQUEST_ID_BYTES;
+  return id;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -10,6 +11,10 @@ import {
   SqliteDriver,
   type DatabaseConnection,
   type Driver,
+  type PostgresCursor,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type PostgresQueryResult,
   type SqliteDatabase as KyselySqliteDatabase,
   type SqliteStatement,
   type Transaction,
@@ -103,6 +108,46 @@ export interface PostgresOptions {
   max?: number;
 }
 
+// PostgreSQL plans every unnamed statement anew, and planning a join costs more than running it on an
+// index (about 1 ms against 0.1 ms for the customer summary). Statements are therefore sent as named
+// prepared statements: each connection parses and plans one text once and then reuses it (PostgreSQL
+// switches to a generic plan when that is no worse). Only texts of bounded size with few parameters
+// are named, so the per-connection statement cache stays small; bulk statements go unnamed as before.
+const MAX_NAMED_SQL_LENGTH = 8_000;
+const MAX_NAMED_PARAMETERS = 100;
+const statementNames = new Map<string, string>();
+
+function statementName(text: string, parameters: number): string | null {
+  if (text.length > MAX_NAMED_SQL_LENGTH || parameters > MAX_NAMED_PARAMETERS) return null;
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `pc_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    if (statementNames.size > 5_000) statementNames.clear();
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+function preparingClient(client: pg.PoolClient): PostgresPoolClient {
+  function query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
+  function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
+  function query<R>(sqlOrCursor: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+    if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor as unknown as pg.Submittable) as unknown as PostgresCursor<R>;
+    const values = [...(parameters ?? [])];
+    const name = statementName(sqlOrCursor, values.length);
+    const config: pg.QueryConfig = name === null ? { text: sqlOrCursor, values } : { name, text: sqlOrCursor, values };
+    return client.query(config) as unknown as Promise<PostgresQueryResult<R>>;
+  }
+  return { query, release: () => client.release() };
+}
+
+function preparingPool(pool: pg.Pool): PostgresPool {
+  return {
+    connect: async () => preparingClient(await pool.connect()),
+    end: () => pool.end(),
+  };
+}
+
 export function openPostgres(url: string, options: PostgresOptions = {}): DbHandle {
   // Counts and bigint columns come back as strings by default; our amounts fit in a double exactly.
   const types = {
@@ -119,7 +164,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): DbHand
   });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 

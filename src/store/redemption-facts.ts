@@ -39,17 +39,19 @@ export async function findVouchersForRedemption(
   lock: boolean,
 ): Promise<VoucherRow[]> {
   if (codeKeys.length === 0 && ids.length === 0) return [];
-  let query = db
-    .selectFrom('vouchers')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('binned_at', 'is', null)
-    .where((eb) =>
-      eb.or([...(codeKeys.length > 0 ? [eb('code_key', 'in', [...new Set(codeKeys)])] : []), ...(ids.length > 0 ? [eb('id', 'in', [...new Set(ids)])] : [])]),
-    )
-    .orderBy('id');
-  if (lock && isPostgres(db)) query = query.forUpdate();
-  return query.execute();
+  // Two indexed lookups rather than `code_key IN … OR id IN …`: SQLite cannot serve that OR from the
+  // vouchers_code index and the primary key together and scans every voucher of the database instead.
+  const live = () => db.selectFrom('vouchers').selectAll().where('project_id', '=', projectId).where('binned_at', 'is', null);
+  const byId = new Map<string, VoucherRow>();
+  if (codeKeys.length > 0) for (const row of await live().where('code_key', 'in', [...new Set(codeKeys)]).execute()) byId.set(row.id, row);
+  if (ids.length > 0) for (const row of await live().where('id', 'in', [...new Set(ids)]).execute()) byId.set(row.id, row);
+  if (byId.size === 0) return [];
+  if (lock && isPostgres(db)) {
+    // Locked in id order by one statement (so two requests never lock the same vouchers in opposite
+    // orders), and read again under the lock: the rows answered are the latest committed versions.
+    return live().where('id', 'in', [...byId.keys()]).orderBy('id').forUpdate().execute();
+  }
+  return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createSortableIds } from '../../src/lib/ids.ts';
+import { createSortableIds, newRequestId } from '../../src/lib/ids.ts';
 
 describe('sortable ids', () => {
   test('carry the prefix and 20 hex digits', () => {
@@ -18,6 +18,14 @@ describe('sortable ids', () => {
       if (i === 30) now -= 5;
     }
     assert.deepEqual([...made].sort(), made);
+    assert.equal(new Set(made).size, made.length);
+  });
+});
+
+describe('request ids', () => {
+  test('look like the vendor\'s and never repeat, also across the blocks of random bytes they are cut from', () => {
+    const made = Array.from({ length: 5000 }, () => newRequestId());
+    for (const id of made) assert.match(id, /^v-[0-9a-f]{18}$/);
     assert.equal(new Set(made).size, made.length);
   });
 });

@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+
+// Summarises a V8 .cpuprofile (node --cpu-prof): self time and inclusive time per function, the view
+// used to find where a scenario spends its server CPU.
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const file = process.argv[2];
+const top = Number(process.argv[3] ?? 40);
+const filter = process.argv[4];
+if (!file) throw new Error('usage: tsx bench/profile-summary.ts <file.cpuprofile> [top] [url filter]');
+const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parent = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const self = new Map<number, number>();
+profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+const label = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(src|node_modules)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
+const selfBy = new Map<string, number>();
+const totalBy = new Map<string, number>();
+let total = 0;
+for (const [id, t] of self) {
+  total += t;
+  const node = byId.get(id);
+  if (!node) continue;
+  selfBy.set(label(node), (selfBy.get(label(node)) ?? 0) + t);
+  const seen = new Set<string>();
+  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+    const n = byId.get(at);
+    if (!n) break;
+    const l = label(n);
+    if (seen.has(l)) continue;
+    seen.add(l);
+    totalBy.set(l, (totalBy.get(l) ?? 0) + t);
+  }
+}
+const show = (title: string, map: Map<string, number>) => {
+  process.stdout.write(`\n${title} (of ${(total / 1000).toFixed(0)} ms)\n`);
+  for (const [l, t] of [...map].filter(([l]) => !filter || l.includes(filter)).sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    process.stdout.write(`${((t / total) * 100).toFixed(1).padStart(5)} %  ${l}\n`);
+  }
+};
+show('self time', selfBy);
+show('inclusive time', totalBy);

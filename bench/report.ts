@@ -1,0 +1,104 @@
+import type { JobResult } from './jobs.ts';
+import type { LoadResult } from './load.ts';
+
+// The printed table and the targets of issue 7, checked against one run's numbers.
+
+export interface ScenarioRow {
+  db: 'sqlite' | 'postgres';
+  processes: number;
+  scenario: string;
+  title: string;
+  load: LoadResult;
+  /** req/s as a fraction of the empty route measured in the same run (same database, same processes). */
+  ratio: number | null;
+}
+
+export interface JobRow extends JobResult {
+  db: 'sqlite' | 'postgres';
+}
+
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  holds: boolean | null;
+}
+
+const MB = 1024 * 1024;
+
+function pad(text: string, width: number, right = false): string {
+  return right ? text.padStart(width) : text.padEnd(width);
+}
+
+export function formatTable(rows: ScenarioRow[], jobs: JobRow[]): string {
+  const header = ['db', 'procs', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'vs empty', 'peak RSS MB', 'non-2xx'];
+  const widths = [8, 5, 17, 9, 8, 8, 8, 11, 8];
+  const lines = [header.map((h, i) => pad(h, widths[i] ?? 8, i >= 3)).join('  ')];
+  lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) {
+    const cells = [
+      r.db,
+      String(r.processes),
+      r.scenario,
+      r.load.rps.toFixed(0),
+      r.load.p50.toFixed(2),
+      r.load.p99.toFixed(2),
+      r.ratio === null ? '-' : `${(r.ratio * 100).toFixed(1)} %`,
+      r.load.peakRss.map((b) => (b / MB).toFixed(0)).join('+'),
+      String(r.load.non2xx + r.load.errors),
+    ];
+    lines.push(cells.map((c, i) => pad(c, widths[i] ?? 8, i >= 3)).join('  '));
+  }
+  if (jobs.length > 0) {
+    lines.push('');
+    lines.push(['db', 'job', 'rows', 'seconds', 'peak RSS MB'].map((h, i) => pad(h, [8, 26, 10, 8, 11][i] ?? 8, i >= 2)).join('  '));
+    for (const j of jobs) {
+      lines.push([j.db, j.name, String(j.rows), j.seconds.toFixed(1), (j.peakRss / MB).toFixed(0)].map((c, i) => pad(c, [8, 26, 10, 8, 11][i] ?? 8, i >= 2)).join('  '));
+    }
+  }
+  return lines.join('\n');
+}
+
+export function checkTargets(rows: ScenarioRow[], jobs: JobRow[]): TargetCheck[] {
+  const find = (db: string, processes: number, scenario: string) => rows.find((r) => r.db === db && r.processes === processes && r.scenario === scenario);
+  const checks: TargetCheck[] = [];
+  const ratio = (db: string, scenario: string, min: number, label: string) => {
+    const row = find(db, 1, scenario);
+    if (!row || row.ratio === null) return;
+    checks.push({ target: `${label} ≥ ${min * 100} % of empty route (${db})`, measured: `${(row.ratio * 100).toFixed(1)} %`, holds: row.ratio >= min });
+  };
+  const redeem = find('sqlite', 1, 'redeem');
+  if (redeem) checks.push({ target: 'redeem p99 ≤ 10 ms (sqlite)', measured: `${redeem.load.p99.toFixed(2)} ms`, holds: redeem.load.p99 <= 10 });
+  ratio('sqlite', 'redeem', 0.3, 'redeem');
+  ratio('sqlite', 'validate', 0.5, 'validate');
+  ratio('sqlite', 'get-customer', 0.7, 'GET customer');
+  ratio('sqlite', 'get-voucher', 0.7, 'GET voucher');
+  for (const db of ['sqlite', 'postgres'] as const) {
+    const codes = jobs.find((j) => j.db === db && j.name.startsWith('generate'));
+    if (codes) {
+      const perMillion = codes.seconds * (1_000_000 / Math.max(1, codes.rows));
+      checks.push({ target: `1M codes ≤ 20 s (${db})`, measured: `${codes.seconds.toFixed(1)} s for ${codes.rows} (${perMillion.toFixed(1)} s per 1M)`, holds: perMillion <= 20 });
+    }
+    const exported = jobs.find((j) => j.db === db && j.name.startsWith('export'));
+    if (exported) {
+      const perMillion = exported.seconds * (1_000_000 / Math.max(1, exported.rows));
+      checks.push({
+        target: `1M-row export ≤ 30 s at ≤ 250 MB (${db})`,
+        measured: `${exported.seconds.toFixed(1)} s for ${exported.rows} rows (${perMillion.toFixed(1)} s per 1M), ${(exported.peakRss / MB).toFixed(0)} MB`,
+        holds: perMillion <= 30 && exported.peakRss <= 250 * MB,
+      });
+    }
+  }
+  const scenarios = [...new Set(rows.filter((r) => r.db === 'postgres' && r.processes === 2).map((r) => r.scenario))];
+  for (const scenario of scenarios) {
+    const one = find('postgres', 1, scenario);
+    const two = find('postgres', 2, scenario);
+    if (!one || !two || scenario === 'empty') continue;
+    const factor = two.load.rps / Math.max(1, one.load.rps);
+    checks.push({ target: `two PostgreSQL processes ≥ 1.6× one (${scenario})`, measured: `${factor.toFixed(2)}×`, holds: factor >= 1.6 });
+  }
+  return checks;
+}
+
+export function formatTargets(checks: TargetCheck[]): string {
+  return checks.map((c) => `${c.holds === null ? '  ?' : c.holds ? ' ok' : ' NO'}  ${c.target}: ${c.measured}`).join('\n');
+}

@@ -1,0 +1,248 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { Api } from './api.ts';
+import { openPostgresBulk, openSqliteBulk, type Bulk, type Row } from './bulk.ts';
+import { createPostgresDatabase, createSqliteDatabase, type BenchDatabase } from './databases.ts';
+import { benchOrder, COUPON_CAMPAIGN, createFixtures, type Fixtures } from './fixtures.ts';
+import { exportRedemptionsJob, generateCodesJob } from './jobs.ts';
+import { runLoad } from './load.ts';
+import { checkTargets, formatTable, formatTargets, type JobRow, type ScenarioRow } from './report.ts';
+import { SCENARIOS, type Pools } from './scenarios.ts';
+import { checkInvariants, seedBulk, TEMPLATE_CUSTOMER, type Scale, type SeedReport } from './seed.ts';
+import { ServerProcess } from './server.ts';
+
+// `npm run bench [-- flags]`: seeds a throwaway database per dialect, starts real server processes,
+// drives every scenario with autocannon, runs the timed jobs, prints a table and writes
+// bench/results/<timestamp>.json. See README "Benchmarks".
+//
+//   --quick                 small data and short runs (development, small machines)
+//   --db sqlite|postgres|all
+//   --scale k=v,…           vouchers, customers, redemptions, members, codes (timed job), seconds
+//                           (per scenario), warmup (seconds), connections
+//   --only a,b              only these scenarios and/or jobs (codes, export); seeding always runs
+//   --no-scale-out          skip the two-process PostgreSQL runs
+//   --keep                  keep the databases (their URLs are printed)
+//   --profile               scenario servers write CPU profiles to bench/results/profiles
+//                           (summarise one with `npx tsx bench/profile-summary.ts <file>`)
+
+interface Options {
+  quick: boolean;
+  dbs: Array<'sqlite' | 'postgres'>;
+  scale: Scale;
+  codes: number;
+  seconds: number;
+  warmup: number;
+  connections: number;
+  only: Set<string> | null;
+  scaleOut: boolean;
+  keep: boolean;
+  /** Node flags for the scenario servers (--profile: CPU profiles into bench/results/profiles). */
+  nodeFlags: string[];
+}
+
+const FULL = { vouchers: 1_000_000, customers: 100_000, redemptions: 1_000_000, members: 1_000, codes: 1_000_000, seconds: 20, warmup: 3 };
+const QUICK = { vouchers: 60_000, customers: 10_000, redemptions: 30_000, members: 100, codes: 100_000, seconds: 5, warmup: 1 };
+const JOBS = ['codes', 'export'];
+
+function parseOptions(argv: string[]): Options {
+  const flag = (name: string) => argv.includes(name);
+  const value = (name: string): string | undefined => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+  };
+  const quick = flag('--quick');
+  const base: Record<string, number> = { ...(quick ? QUICK : FULL), connections: 32 };
+  for (const pair of (value('--scale') ?? '').split(',').filter((p) => p !== '')) {
+    const [key, raw] = pair.split('=');
+    if (!key || raw === undefined || !(key in base) || !/^\d+$/.test(raw.replace(/_/g, ''))) throw new Error(`--scale: bad entry "${pair}" (keys: ${Object.keys(base).join(', ')})`);
+    base[key] = Number(raw.replace(/_/g, ''));
+  }
+  const db = value('--db') ?? 'all';
+  if (!['sqlite', 'postgres', 'all'].includes(db)) throw new Error('--db must be sqlite, postgres or all');
+  const onlyRaw = value('--only');
+  const only = onlyRaw ? new Set(onlyRaw.split(',')) : null;
+  for (const name of only ?? []) {
+    if (!SCENARIOS.some((s) => s.name === name) && !JOBS.includes(name)) throw new Error(`--only: unknown scenario or job ${name} (${[...SCENARIOS.map((s) => s.name), ...JOBS].join(', ')})`);
+  }
+  const n = (key: string) => base[key] ?? 0;
+  return {
+    quick,
+    dbs: db === 'all' ? ['sqlite', 'postgres'] : [db as 'sqlite' | 'postgres'],
+    scale: { vouchers: n('vouchers'), customers: n('customers'), redemptions: n('redemptions'), members: n('members') },
+    codes: n('codes'),
+    seconds: n('seconds'),
+    warmup: n('warmup'),
+    connections: n('connections'),
+    only,
+    scaleOut: !flag('--no-scale-out'),
+    keep: flag('--keep'),
+    nodeFlags: flag('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${join(import.meta.dirname, 'results', 'profiles')}`] : [],
+  };
+}
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+async function openBulk(db: BenchDatabase): Promise<Bulk> {
+  return db.dialect === 'sqlite' ? openSqliteBulk(db.file ?? '') : openPostgresBulk(db.url);
+}
+
+/** Fixtures through the API, then one real stacked redemption that the seeder clones. */
+async function prepare(db: BenchDatabase, options: Options): Promise<{ fixtures: Fixtures; requestStartMs: number }> {
+  const server = await ServerProcess.start({ databaseUrl: db.url });
+  try {
+    const api = new Api(server.url);
+    const fixtures = await createFixtures(api, { members: options.scale.members });
+    await api.ok('POST', '/v1/customers', {
+      source_id: TEMPLATE_CUSTOMER.source_id,
+      name: TEMPLATE_CUSTOMER.name,
+      email: TEMPLATE_CUSTOMER.email,
+      metadata: { segment: 'a' },
+      address: { city: TEMPLATE_CUSTOMER.city, country: 'DE' },
+    });
+    const requestStartMs = Date.now();
+    await api.ok('POST', '/v1/redemptions', {
+      redeemables: [
+        { object: 'voucher', id: fixtures.coupon.templateCode },
+        { object: 'promotion_tier', id: fixtures.promotion.tierId },
+      ],
+      customer: { source_id: TEMPLATE_CUSTOMER.source_id },
+      order: benchOrder(fixtures.products, 0),
+    });
+    return { fixtures, requestStartMs };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function readPools(bulk: Bulk, fixtures: Fixtures, projectId: string, customerCount: number): Promise<Pools> {
+  const text = (rows: Row[], column: string) => rows.map((r) => String(r[column]));
+  const customerIds = text(await bulk.query("select id from customers where project_id = ? and source_id like 'bench-cust-%' and source_id <> ?", [projectId, TEMPLATE_CUSTOMER.source_id]), 'id');
+  const unused = text(
+    await bulk.query('select code from vouchers where project_id = ? and campaign_id = ? and redeemed_quantity = 0 and binned_at is null order by id', [projectId, fixtures.coupon.campaignId]),
+    'code',
+  );
+  const used = text(await bulk.query('select code from vouchers where project_id = ? and campaign_id = ? and redeemed_quantity > 0 order by id limit 20000', [projectId, fixtures.coupon.campaignId]), 'code');
+  const half = Math.floor(unused.length / 2);
+  const validateCodes = unused.slice(half);
+  return {
+    fixtures,
+    customerIds,
+    customerCount,
+    redeemCodes: unused.slice(0, half),
+    validateCodes,
+    voucherCodes: [...used, ...validateCodes.slice(0, 20_000)],
+  };
+}
+
+async function runScenarios(db: BenchDatabase, servers: ServerProcess[], pools: Pools, options: Options, rows: ScenarioRow[]): Promise<void> {
+  let empty: number | null = null;
+  for (const scenario of SCENARIOS) {
+    // The empty route always runs: every ratio is against the ceiling of the same run.
+    if (options.only && !options.only.has(scenario.name) && scenario.name !== 'empty') continue;
+    const make = scenario.maker(pools);
+    if (options.warmup > 0) await runLoad(servers, { connections: options.connections, seconds: options.warmup, make });
+    const load = await runLoad(servers, { connections: options.connections, seconds: options.seconds, make });
+    if (scenario.name === 'empty') empty = load.rps;
+    const row: ScenarioRow = { db: db.dialect, processes: servers.length, scenario: scenario.name, title: scenario.title, load, ratio: empty ? load.rps / empty : null };
+    rows.push(row);
+    const statuses = Object.entries(load.statuses).map(([code, n]) => `${code}×${n}`).join(' ');
+    log(
+      `  ${db.dialect} ×${servers.length} ${scenario.name.padEnd(17)} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50.toFixed(2)} ms  p99 ${load.p99.toFixed(2)} ms  ` +
+        `${row.ratio === null ? '' : `${(row.ratio * 100).toFixed(1)} % of empty  `}[${statuses}${load.errors ? ` errors×${load.errors}` : ''}]`,
+    );
+  }
+}
+
+async function benchDatabase(dialect: 'sqlite' | 'postgres', stamp: string, options: Options, rows: ScenarioRow[], jobs: JobRow[], seeds: Array<SeedReport & { db: string; sizeBytes: number; invariants: string[] }>): Promise<void> {
+  const db = dialect === 'sqlite' ? createSqliteDatabase(stamp) : await createPostgresDatabase(stamp);
+  log(`\n== ${dialect}: ${db.url}`);
+  try {
+    const setupStarted = Date.now();
+    const { fixtures, requestStartMs } = await prepare(db, options);
+    log(`  fixtures through the API (${options.scale.members} loyalty members): ${((Date.now() - setupStarted) / 1000).toFixed(1)} s`);
+    const bulk = await openBulk(db);
+    let pools: Pools;
+    try {
+      const seed = await seedBulk(bulk, fixtures, { customerSourceId: TEMPLATE_CUSTOMER.source_id, requestStartMs }, options.scale, log);
+      const invariants = await checkInvariants(bulk, fixtures, seed.projectId);
+      if (invariants.length > 0) throw new Error(`seeded data breaks invariants:\n${invariants.join('\n')}`);
+      pools = await readPools(bulk, fixtures, seed.projectId, options.scale.customers);
+      seeds.push({ ...seed, db: dialect, sizeBytes: await db.sizeBytes(), invariants });
+      log(`  seeded in ${seed.seconds.toFixed(1)} s; database ${(((await db.sizeBytes()) / 1024 ** 3) * 1000).toFixed(0)} MB; invariants hold`);
+    } finally {
+      await bulk.close();
+    }
+
+    const wantScenarios = !options.only || SCENARIOS.some((s) => options.only?.has(s.name));
+    if (wantScenarios) {
+      const server = await ServerProcess.start({ databaseUrl: db.url, nodeFlags: options.nodeFlags });
+      try {
+        await runScenarios(db, [server], pools, options, rows);
+      } finally {
+        await server.stop();
+      }
+      if (dialect === 'postgres' && options.scaleOut) {
+        const servers = await Promise.all([0, 1].map(() => ServerProcess.start({ databaseUrl: db.url, nodeFlags: options.nodeFlags })));
+        try {
+          await runScenarios(db, servers, pools, options, rows);
+        } finally {
+          await Promise.all(servers.map((s) => s.stop()));
+        }
+      }
+    }
+    if (!options.only || options.only.has('codes')) {
+      const job = await generateCodesJob(db.url, options.codes);
+      jobs.push({ ...job, db: dialect });
+      log(`  job ${job.name}: ${job.seconds.toFixed(1)} s, peak RSS ${(job.peakRss / 1024 ** 2).toFixed(0)} MB`);
+    }
+    if (!options.only || options.only.has('export')) {
+      const job = await exportRedemptionsJob(db.url);
+      jobs.push({ ...job, db: dialect });
+      log(`  job ${job.name}: ${job.rows} rows in ${job.seconds.toFixed(1)} s, peak RSS ${(job.peakRss / 1024 ** 2).toFixed(0)} MB`);
+    }
+  } finally {
+    if (options.keep) log(`  kept ${db.url}`);
+    else await db.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const startedAt = new Date();
+  const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+  log(`punchcard bench: ${options.quick ? 'quick' : 'full'} scale ${JSON.stringify(options.scale)}, ${options.seconds} s per scenario, ${options.connections} connections, ${cpus().length} cores`);
+  const rows: ScenarioRow[] = [];
+  const jobs: JobRow[] = [];
+  const seeds: Array<SeedReport & { db: string; sizeBytes: number; invariants: string[] }> = [];
+  for (const dialect of options.dbs) await benchDatabase(dialect, stamp, options, rows, jobs, seeds);
+  const targets = checkTargets(rows, jobs);
+  const finishedAt = new Date();
+  process.stdout.write(`\n${formatTable(rows, jobs)}\n\nTargets (issue 7):\n${formatTargets(targets)}\n`);
+  const dir = join(import.meta.dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${stamp}.json`);
+  writeFileSync(
+    file,
+    `${JSON.stringify(
+      {
+        startedAt: startedAt.toISOString(),
+        minutes: (finishedAt.getTime() - startedAt.getTime()) / 60_000,
+        machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? '', memoryBytes: totalmem(), node: process.version },
+        options: { ...options, only: options.only ? [...options.only] : null },
+        couponCampaign: COUPON_CAMPAIGN,
+        seeds,
+        scenarios: rows.map((r) => ({ ...r, load: { ...r.load } })),
+        jobs,
+        targets,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  process.stdout.write(`\nResults written to ${file} (${((finishedAt.getTime() - startedAt.getTime()) / 60_000).toFixed(1)} min)\n`);
+}
+
+await main();
