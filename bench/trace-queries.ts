@@ -61,7 +61,7 @@ for (let i = 0; i < repeat; i++) {
   const inSql = trace.reduce((s, t) => s + t.ms, 0);
   process.stdout.write(`\n#${i + 1} ${response.statusCode} in ${total.toFixed(2)} ms, ${trace.length} statements, ${inSql.toFixed(2)} ms in SQLite\n`);
   if (i === repeat - 1) {
-    for (const t of [...trace].sort((a, b) => b.ms - a.ms).slice(0, 25)) process.stdout.write(`${t.ms.toFixed(3).padStart(9)} ms  ${t.sql.slice(0, 400)}\n`);
+    for (const t of (process.env.INORDER ? trace : [...trace].sort((a, b) => b.ms - a.ms).slice(0, 25))) process.stdout.write(`${t.ms.toFixed(3).padStart(9)} ms  ${t.sql.slice(0, 400)}\n`);
     if (response.statusCode >= 300) process.stdout.write(`${response.body.slice(0, 500)}\n`);
   }
 }

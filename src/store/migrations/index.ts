@@ -11,6 +11,7 @@ import * as exportsTables from './2026-11-21-0009-exports.ts';
 import * as promotionTiersStacks from './2026-11-21-0010-promotion-tiers-stacks.ts';
 import * as redemptionEngine from './2026-11-21-0020-redemption-engine.ts';
 import * as referralTiers from './2026-11-21-0021-referral-tiers.ts';
+import * as redemptionListIndexes from './2026-11-21-0022-redemption-list-indexes.ts';
 
 // Every migration, in the order it runs. Names are date-prefixed and never change once released.
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-0010-promotion-tiers-stacks': promotionTiersStacks,
   '2026-11-21-0020-redemption-engine': redemptionEngine,
   '2026-11-21-0021-referral-tiers': referralTiers,
+  '2026-11-21-0022-redemption-list-indexes': redemptionListIndexes,
 };
