@@ -44,7 +44,7 @@ export async function insertVouchersSkippingTakenCodes(db: Executor, rows: Inser
     const result = await db.executeQuery(CompiledQuery.raw(text, params));
     if (Number(result.numAffectedRows ?? 0) === group.length) continue;
     const inserted = new Set(
-      (await db.selectFrom('vouchers').select('id').where('id', 'in', group.map((r) => r.id)).execute()).map((r) => r.id),
+      (await db.selectFrom('vouchers').select('id').where('project_id', '=', first.project_id as string).where('id', 'in', group.map((r) => r.id)).execute()).map((r) => r.id),
     );
     const insertedKeys = new Set(group.filter((r) => inserted.has(r.id)).map((r) => r.code_key));
     for (const row of group) if (!inserted.has(row.id) && !insertedKeys.has(row.code_key)) taken.add(row.code_key);
