@@ -34,7 +34,7 @@ export interface ExportBatch {
 
 export interface ExportSource {
   /** The batch after `after` (from the start when null), at most `q.limit` rows. */
-  batch(deps: Deps, db: Executor, q: Omit<ExportBatchQuery, 'bound'>, after: ExportCursor | null, fields: readonly string[]): Promise<ExportBatch>;
+  batch(deps: Deps, db: Executor, q: Omit<ExportBatchQuery, 'bound' | 'fields'>, after: ExportCursor | null, fields: readonly string[]): Promise<ExportBatch>;
 }
 
 type CellsOf<R> = (deps: Deps, db: Executor, projectId: string, rows: R[], fields: readonly string[]) => Promise<Cell[][]>;
@@ -49,11 +49,11 @@ function source<R extends { id: string; sort_key: string }>(
     async batch(deps, db, q, after, fields) {
       let rows: R[] = [];
       if (after === null) {
-        rows = await read(db, { ...q, bound: null });
+        rows = await read(db, { ...q, fields, bound: null });
       } else {
         // First the rows sharing the cursor's key, then those beyond it (see KeysetBound).
-        if (!uniqueKeys.includes(q.sortKey)) rows = await read(db, { ...q, bound: { ties: after } });
-        if (rows.length < q.limit) rows = rows.concat(await read(db, { ...q, bound: { after: after.key }, limit: q.limit - rows.length }));
+        if (!uniqueKeys.includes(q.sortKey)) rows = await read(db, { ...q, fields, bound: { ties: after } });
+        if (rows.length < q.limit) rows = rows.concat(await read(db, { ...q, fields, bound: { after: after.key }, limit: q.limit - rows.length }));
       }
       const last = rows[rows.length - 1];
       return { cells: await cells(deps, db, q.projectId, rows, fields), last: last ? { key: last.sort_key, id: last.id } : null };

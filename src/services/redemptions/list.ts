@@ -4,7 +4,7 @@ import { queryInstant } from '../../domain/time/query-instant.ts';
 import type { ListRedemptionsInput, VoucherRedemptionsInput } from '../../http/schemas/redemptions.ts';
 import { findLiveCustomer } from '../../store/customers.ts';
 import { compileExportFilter } from '../../store/export-sql.ts';
-import { redemptionListFields } from '../../store/export-sources.ts';
+import { redemptionFilterFields } from '../../store/export-sources.ts';
 import { findRedemption, listRedemptions as listRows, type RedemptionSort } from '../../store/redemption-records.ts';
 import { findLiveVoucherByCode } from '../../store/vouchers.ts';
 import type { Actor, Deps } from '../context.ts';
@@ -56,7 +56,7 @@ export async function listRedemptions(deps: Deps, actor: Actor, query: ListRedem
     ...(customerId !== undefined ? { customerId } : {}),
     ...(query.created_at?.before !== undefined ? { createdBefore: queryInstant(query.created_at.before) } : {}),
     ...(query.created_at?.after !== undefined ? { createdAfter: queryInstant(query.created_at.after) } : {}),
-    ...(filter ? { filter: compileExportFilter(filter, deps.dialect, redemptionListFields(deps.dialect)) } : {}),
+    ...(filter ? { filter: compileExportFilter(filter, deps.dialect, redemptionFilterFields(deps.dialect)) } : {}),
   });
   return { object: 'list', data_ref: 'redemptions', redemptions: await renderRedemptions(deps.db, actor.projectId, rows), total };
 }
