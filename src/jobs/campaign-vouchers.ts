@@ -1,9 +1,10 @@
 import { inTransaction, internalActor, makeEvent } from '../services/context.ts';
 import { DELETE_JOB, GENERATE_JOB, templateOf, type DeleteJobPayload, type GenerateJobPayload } from '../services/campaigns/campaigns.ts';
 import { renderCampaign } from '../services/campaigns/render.ts';
-import { generateVouchers, GENERATION_CHUNK } from '../services/campaigns/voucher-generation.ts';
+import { drawCodes, GENERATION_CHUNK, GENERATION_DRAW, insertDrawnVouchers, type DrawnCode } from '../services/campaigns/voucher-generation.ts';
 import { addToVouchersCount, deleteCampaignRow, findCampaignInAnyState, setGenerationStatus } from '../store/campaigns.ts';
 import { appendEvents } from '../store/events.ts';
+import { projectCodesAreCaseSensitive } from '../store/projects.ts';
 import { deleteCampaignPromotions } from '../store/promotion-tiers.ts';
 import { deleteReferralTiersOfCampaign } from '../store/referral-tiers.ts';
 import { deleteAssignmentsOf } from '../store/validation-rules.ts';
@@ -22,15 +23,27 @@ function actorOf(job: Job) {
 async function generate(job: Job, ctx: JobContext): Promise<unknown> {
   const { deps } = ctx;
   const payload = job.payload as GenerateJobPayload;
+  const caseSensitive = await projectCodesAreCaseSensitive(deps.db, job.projectId);
   let done = (job.result as { done_count?: number } | null)?.done_count ?? 0;
+  let drawn: DrawnCode[] = [];
+  let next = 0;
   while (done < payload.count) {
-    const chunk = Math.min(GENERATION_CHUNK, payload.count - done);
+    if (next >= drawn.length) {
+      const campaign = await findCampaignInAnyState(deps.db, job.projectId, payload.campaign_id);
+      const template = campaign ? templateOf(campaign) : null;
+      if (!template) return { message: `Stopped after ${done} vouchers: the campaign was deleted.`, done_count: done };
+      // Codes taken meanwhile make a draw fall short; the next draw covers what is still missing.
+      drawn = drawCodes(template.code_config, caseSensitive, Math.min(GENERATION_DRAW, payload.count - done));
+      next = 0;
+    }
+    const chunk = drawn.slice(next, next + Math.min(GENERATION_CHUNK, payload.count - done));
+    next += chunk.length;
     const stillThere = await inTransaction(deps, async (tx) => {
       const campaign = await findCampaignInAnyState(tx, job.projectId, payload.campaign_id);
       const template = campaign ? templateOf(campaign) : null;
       // The campaign was deleted meanwhile: stop making vouchers nobody can see.
       if (!campaign || campaign.binned_at !== null || !template) return false;
-      const made = await generateVouchers(
+      const made = await insertDrawnVouchers(
         tx,
         deps,
         { projectId: job.projectId, campaignId: campaign.id, campaignCategoryId: campaign.category_id, template, overrides: payload.overrides },

