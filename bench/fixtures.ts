@@ -1,4 +1,5 @@
-import { Api, arr, inParallel, obj, str, type JsonObject } from './api.ts';
+import type { Api } from '../scripts/lib/http-client.ts';
+import { str, type JsonObject } from '../scripts/lib/json.ts';
 
 // The small, hand-made part of the benchmark data, created through the public API exactly as a merchant
 // would: a product catalogue, a coupon campaign (its bulk codes come later), a promotion with one tier
@@ -39,7 +40,7 @@ export async function createFixtures(api: Api, options: { members: number }): Pr
   for (let i = 0; i < PRODUCT_COUNT; i++) {
     const price = 500 + ((i * 733) % 4500);
     const created = await api.ok('POST', '/v1/products', { source_id: productSourceId(i), name: `Bench product ${i}`, price, metadata: { shelf: i % 4 } });
-    products.push({ id: str(created.id, 'product.id'), sourceId: productSourceId(i), price });
+    products.push({ id: str(created, 'id'), sourceId: productSourceId(i), price });
   }
 
   // Single-use codes with a percentage discount, the commonest coupon campaign; one code is made here
@@ -56,9 +57,9 @@ export async function createFixtures(api: Api, options: { members: number }): Pr
     },
     metadata: { channel: 'newsletter' },
   });
-  const couponCampaignId = str(coupons.id, 'campaign.id');
+  const couponCampaignId = str(coupons, 'id');
   const listed = await api.ok('GET', `/v1/vouchers?campaign_id=${couponCampaignId}&limit=1`);
-  const templateCode = str(obj(arr(listed.vouchers, 'vouchers')[0], 'voucher').code, 'voucher.code');
+  const templateCode = str(listed, 'vouchers', 0, 'code');
 
   const rule = await api.ok('POST', '/v1/validation-rules', {
     name: 'Bench: orders over 10.00',
@@ -73,24 +74,23 @@ export async function createFixtures(api: Api, options: { members: number }): Pr
           name: '5.00 off orders over 10.00',
           banner: '5 off',
           action: { discount: { type: 'AMOUNT', amount_off: 500, effect: 'APPLY_TO_ORDER' } },
-          validation_rules: [str(rule.id, 'rule.id')],
+          validation_rules: [str(rule, 'id')],
         },
       ],
     },
   });
-  const tiers = arr(obj(promotion.promotion, 'campaign.promotion').tiers, 'promotion.tiers');
-  const tierId = str(obj(tiers[0], 'tier').id, 'tier.id');
+  const tierId = str(promotion, 'promotion', 'tiers', 0, 'id');
 
   const program = await api.ok('POST', '/v1/loyalties', {
     name: LOYALTY_PROGRAM,
     voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, code_config: { length: 10, prefix: 'LC-' } },
   });
-  const programId = str(program.id, 'program.id');
+  const programId = str(program, 'id');
   const cards: string[] = new Array<string>(options.members);
   await inParallel(options.members, 8, async (i) => {
     const customer = await api.ok('POST', '/v1/customers', { source_id: `bench-member-${i}`, name: `Member ${i}`, email: `member${i}@bench.example` });
-    const card = await api.ok('POST', `/v1/loyalties/${programId}/members`, { customer: { id: str(customer.id, 'customer.id') } });
-    const code = str(card.code, 'card.code');
+    const card = await api.ok('POST', `/v1/loyalties/${programId}/members`, { customer: { id: str(customer, 'id') } });
+    const code = str(card, 'code');
     await api.ok('POST', `/v1/loyalties/${programId}/members/${code}/balance`, { points: MEMBER_START_POINTS, source_id: `bench-start-${i}` });
     cards[i] = code;
   });
@@ -98,7 +98,19 @@ export async function createFixtures(api: Api, options: { members: number }): Pr
   return {
     products,
     coupon: { campaignId: couponCampaignId, templateCode },
-    promotion: { campaignId: str(promotion.id, 'promotion.id'), tierId },
+    promotion: { campaignId: str(promotion, 'id'), tierId },
     loyalty: { campaignId: programId, cards },
   };
+}
+
+/** Runs `work` for 0..count-1 with at most `parallel` in flight. */
+async function inParallel(count: number, parallel: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(parallel, count) }, async () => {
+    while (next < count) {
+      const i = next++;
+      await work(i);
+    }
+  });
+  await Promise.all(lanes);
 }

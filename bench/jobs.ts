@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Api, str } from './api.ts';
-import { procMemory, RssSampler, ServerProcess } from './server.ts';
+import { Api, HttpClient } from '../scripts/lib/http-client.ts';
+import { at, str } from '../scripts/lib/json.ts';
+import { procMemory, RssSampler, ServerProcess } from '../scripts/lib/server-process.ts';
 
 // The timed background jobs, each through the real path a client takes: the request that creates the
 // work, the job row, a worker that claims and runs it, and polling the public API until it is done.
@@ -20,13 +21,15 @@ async function withWorker(databaseUrl: string, work: (api: Api, worker: ServerPr
   const server = await ServerProcess.start({ databaseUrl, worker: false });
   const worker = await ServerProcess.start({ databaseUrl, command: 'worker' });
   const sampler = new RssSampler(worker.pid).start(50);
+  const http = new HttpClient(server.url);
   try {
-    const result = await work(new Api(server.url), worker);
+    const result = await work(new Api(http), worker);
     const sampled = sampler.stop();
     const hwm = procMemory(worker.pid, 'VmHWM') ?? 0;
     return { ...result, peakRss: Math.max(sampled, hwm) };
   } finally {
     sampler.stop();
+    http.close();
     await worker.stop();
     await server.stop();
   }
@@ -52,15 +55,15 @@ export async function generateCodesJob(databaseUrl: string, count: number): Prom
       vouchers_count: count,
       voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 1000 }, redemption: { quantity: 1 }, code_config: { length: 10, prefix: 'GEN-' } },
     });
-    const id = str(created.id, 'campaign.id');
+    const id = str(created, 'id');
     const done = await until('code generation', 30 * 60_000, async () => {
       const campaign = await api.ok('GET', `/v1/campaigns/${id}`);
-      const status = campaign.vouchers_generation_status;
+      const status = at(campaign, 'vouchers_generation_status');
       if (status === 'FAILED') throw new Error('code generation failed');
       return status === 'DONE' ? campaign : null;
     });
     const seconds = (performance.now() - started) / 1000;
-    return { name: `generate ${count} codes`, seconds, rows: Number(done.vouchers_count), detail: `campaign ${id}` };
+    return { name: `generate ${count} codes`, seconds, rows: Number(at(done, 'vouchers_count')), detail: `campaign ${id}` };
   });
 }
 
@@ -69,15 +72,15 @@ export async function exportRedemptionsJob(databaseUrl: string): Promise<JobResu
   return withWorker(databaseUrl, async (api) => {
     const started = performance.now();
     const created = await api.ok('POST', '/v1/exports', { exported_object: 'redemption' });
-    const id = str(created.id, 'export.id');
+    const id = str(created, 'id');
     const done = await until('export', 30 * 60_000, async () => {
       const row = await api.ok('GET', `/v1/exports/${id}`);
-      if (row.status === 'ERROR') throw new Error(`export failed: ${JSON.stringify(row)}`);
-      return row.status === 'DONE' ? row : null;
+      const status = at(row, 'status');
+      if (status === 'ERROR') throw new Error(`export failed: ${JSON.stringify(row)}`);
+      return status === 'DONE' ? row : null;
     });
     const seconds = (performance.now() - started) / 1000;
-    const result = done.result;
-    const rows = typeof result === 'object' && result !== null && !Array.isArray(result) ? Number(result.row_count ?? 0) : 0;
+    const rows = Number(at(done, 'result', 'row_count') ?? 0);
     return { name: 'export redemptions', seconds, rows, detail: `export ${id}` };
   });
 }

@@ -1,5 +1,5 @@
 import autocannon, { type RawRequest, type Result } from 'autocannon';
-import { RssSampler, type ServerProcess } from './server.ts';
+import { RssSampler, type ServerProcess } from '../scripts/lib/server-process.ts';
 
 // Drives servers with autocannon (closed loop: each connection sends its next request when the answer
 // to the previous one arrives). With several servers the connections are split evenly and each server

@@ -1,16 +1,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { Api } from './api.ts';
+import { Api, HttpClient } from '../scripts/lib/http-client.ts';
+import { ServerProcess } from '../scripts/lib/server-process.ts';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../scripts/lib/throwaway-database.ts';
 import { openPostgresBulk, openSqliteBulk, type Bulk, type Row } from './bulk.ts';
-import { createPostgresDatabase, createSqliteDatabase, type BenchDatabase } from './databases.ts';
 import { benchOrder, COUPON_CAMPAIGN, createFixtures, type Fixtures } from './fixtures.ts';
 import { exportRedemptionsJob, generateCodesJob } from './jobs.ts';
 import { runLoad } from './load.ts';
 import { checkTargets, formatTable, formatTargets, type JobRow, type ScenarioRow } from './report.ts';
 import { SCENARIOS, type Pools } from './scenarios.ts';
 import { checkInvariants, seedBulk, TEMPLATE_CUSTOMER, type Scale, type SeedReport } from './seed.ts';
-import { ServerProcess } from './server.ts';
 
 // `npm run bench [-- flags]`: seeds a throwaway database per dialect, starts real server processes,
 // drives every scenario with autocannon, runs the timed jobs, prints a table and writes
@@ -85,15 +85,28 @@ function log(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-async function openBulk(db: BenchDatabase): Promise<Bulk> {
+/**
+ * A database of its own per run: SQLite under bench/.data, or PostgreSQL next to BENCH_PG_URL, else
+ * DATABASE_URL when it is a postgres:// URL, else the local default.
+ */
+function createBenchDatabase(dialect: 'sqlite' | 'postgres', stamp: string): Promise<ThrowawayDatabase> {
+  const name = `punchcard_bench_${stamp.replace(/[^0-9a-z]/gi, '').toLowerCase()}`;
+  if (dialect === 'sqlite') return createThrowawayDatabase({ dialect, name, dir: join(import.meta.dirname, '.data') });
+  const env = process.env.BENCH_PG_URL ?? process.env.DATABASE_URL ?? '';
+  const adminUrl = env.startsWith('postgres://') || env.startsWith('postgresql://') ? env : 'postgres://postgres@127.0.0.1:5432/test';
+  return createThrowawayDatabase({ dialect, name, adminUrl });
+}
+
+async function openBulk(db: ThrowawayDatabase): Promise<Bulk> {
   return db.dialect === 'sqlite' ? openSqliteBulk(db.file ?? '') : openPostgresBulk(db.url);
 }
 
 /** Fixtures through the API, then one real stacked redemption that the seeder clones. */
-async function prepare(db: BenchDatabase, options: Options): Promise<{ fixtures: Fixtures; requestStartMs: number }> {
+async function prepare(db: ThrowawayDatabase, options: Options): Promise<{ fixtures: Fixtures; requestStartMs: number }> {
   const server = await ServerProcess.start({ databaseUrl: db.url });
+  const http = new HttpClient(server.url);
   try {
-    const api = new Api(server.url);
+    const api = new Api(http);
     const fixtures = await createFixtures(api, { members: options.scale.members });
     await api.ok('POST', '/v1/customers', {
       source_id: TEMPLATE_CUSTOMER.source_id,
@@ -113,6 +126,7 @@ async function prepare(db: BenchDatabase, options: Options): Promise<{ fixtures:
     });
     return { fixtures, requestStartMs };
   } finally {
+    http.close();
     await server.stop();
   }
 }
@@ -137,7 +151,7 @@ async function readPools(bulk: Bulk, fixtures: Fixtures, projectId: string, cust
   };
 }
 
-async function runScenarios(db: BenchDatabase, servers: ServerProcess[], pools: Pools, options: Options, rows: ScenarioRow[]): Promise<void> {
+async function runScenarios(db: ThrowawayDatabase, servers: ServerProcess[], pools: Pools, options: Options, rows: ScenarioRow[]): Promise<void> {
   let empty: number | null = null;
   for (const scenario of SCENARIOS) {
     // The empty route always runs: every ratio is against the ceiling of the same run.
@@ -157,7 +171,7 @@ async function runScenarios(db: BenchDatabase, servers: ServerProcess[], pools: 
 }
 
 async function benchDatabase(dialect: 'sqlite' | 'postgres', stamp: string, options: Options, rows: ScenarioRow[], jobs: JobRow[], seeds: Array<SeedReport & { db: string; sizeBytes: number; invariants: string[] }>): Promise<void> {
-  const db = dialect === 'sqlite' ? createSqliteDatabase(stamp) : await createPostgresDatabase(stamp);
+  const db = await createBenchDatabase(dialect, stamp);
   log(`\n== ${dialect}: ${db.url}`);
   try {
     const setupStarted = Date.now();

@@ -1,6 +1,6 @@
 import type { RawRequest } from 'autocannon';
+import { clientHeaders, serverHeaders } from '../scripts/lib/keys.ts';
 import { benchOrder, COUPON_CAMPAIGN, type Fixtures } from './fixtures.ts';
-import { clientHeaders, serverHeaders } from './keys.ts';
 import { customerSourceId } from './seed.ts';
 
 // The measured scenarios. Each request is built just before it is sent, from pools read out of the

@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
+import { serverHeaders } from '../scripts/lib/keys.ts';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { sortableIds } from '../src/lib/ids.ts';
 import { loadPepper } from '../src/services/projects/bootstrap.ts';
 import { openDatabase } from '../src/store/db.ts';
-import { BENCH_KEYS } from './keys.ts';
 
 // Development aid: runs requests in-process against a kept SQLite benchmark database (npm run bench --
 // --keep) and prints every SQL statement each one executed with its time, slowest first. Used to find
@@ -53,7 +53,7 @@ for (let i = 0; i < repeat; i++) {
   const response = await app.inject({
     method: method as 'GET',
     url: path,
-    headers: { 'x-app-id': BENCH_KEYS.server.id, 'x-app-token': BENCH_KEYS.server.secret, ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: { ...serverHeaders(), ...(body ? { 'content-type': 'application/json' } : {}) },
     ...(body ? { payload: body.replace('__CODE__', codes[i]?.code ?? '') } : {}),
   });
   for (const t of trace) if (t.sql === 'commit') commits.push(t.ms);

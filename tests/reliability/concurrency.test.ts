@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Api, HttpClient, type HttpResponse } from '../../scripts/lib/http-client.ts';
+import { serverHeaders } from '../../scripts/lib/keys.ts';
+import { ServerProcess } from '../../scripts/lib/server-process.ts';
+import type { ThrowawayDatabase } from '../../scripts/lib/throwaway-database.ts';
 import type { DbHandle } from '../../src/store/db.ts';
-import { Api, assignReward, coinReward, discountVoucher, giftCard, loyaltyProgram, materialReward, member, type Member } from './helpers/api.ts';
-import { createRunDatabase, reliabilityDialect, type RunDatabase } from './helpers/databases.ts';
-import { HttpClient, type HttpResponse } from './helpers/http.ts';
+import { assignReward, coinReward, discountVoucher, giftCard, loyaltyProgram, materialReward, member, type Member } from './helpers/api-builders.ts';
 import { findViolations } from './helpers/invariants.ts';
-import { serverHeaders } from './helpers/keys.ts';
 import { successesRefusedOnlyBy, tally } from './helpers/outcomes.ts';
+import { createRunDatabase, reliabilityDialect } from './helpers/run-database.ts';
 import { sized, testTimeout } from './helpers/scale.ts';
-import { ServerProcess } from './helpers/server-process.ts';
 
 // Concurrency attacks (issue 7; ARCHITECTURE "Concurrency rules"): many requests at once against one
 // limited voucher, one gift card, one loyalty card, one reward's stock — on one server per database, and
@@ -31,7 +32,7 @@ const setups: Setup[] = [
 for (const setup of setups) {
   const skip = setup.servers > 1 && dialect !== 'postgres' ? 'several processes share a database only on PostgreSQL (run with PUNCHCARD_TEST_DB=postgres)' : false;
   describe(`concurrency attacks: ${setup.name}`, { skip, timeout: testTimeout() }, () => {
-    let database: RunDatabase;
+    let database: ThrowawayDatabase;
     let direct: DbHandle;
     const servers: ServerProcess[] = [];
     const clients: HttpClient[] = [];

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Api, HttpClient, type HttpResponse } from '../../scripts/lib/http-client.ts';
+import { list, preview, str } from '../../scripts/lib/json.ts';
+import { serverHeaders } from '../../scripts/lib/keys.ts';
+import { ServerProcess } from '../../scripts/lib/server-process.ts';
+import type { ThrowawayDatabase } from '../../scripts/lib/throwaway-database.ts';
 import type { DbHandle } from '../../src/store/db.ts';
-import { Api, assignReward, coinReward, discountVoucher, giftCard, loyaltyProgram, materialReward, member, type Card, type Member } from './helpers/api.ts';
-import { createRunDatabase, reliabilityDialect, type RunDatabase } from './helpers/databases.ts';
-import { HttpClient, type HttpResponse } from './helpers/http.ts';
+import { assignReward, coinReward, discountVoucher, giftCard, loyaltyProgram, materialReward, member, type Card, type Member } from './helpers/api-builders.ts';
 import { findViolations } from './helpers/invariants.ts';
-import { list, preview, str } from './helpers/json.ts';
-import { serverHeaders } from './helpers/keys.ts';
 import { Random, suiteSeed } from './helpers/random.ts';
+import { createRunDatabase, reliabilityDialect } from './helpers/run-database.ts';
 import { sized, testTimeout } from './helpers/scale.ts';
-import { ServerProcess } from './helpers/server-process.ts';
 
 // Crash safety (issue 7; ARCHITECTURE "Everything one request changes commits in one transaction"): a
 // mixed write load runs against a real server process, which is killed with SIGKILL mid-load — no
@@ -216,7 +217,7 @@ function chunks<T>(items: T[], size: number): T[][] {
 }
 
 describe(`crash safety on ${reliabilityDialect()}: kill -9 under a mixed write load (seed ${seed})`, { timeout: testTimeout() }, () => {
-  let database: RunDatabase;
+  let database: ThrowawayDatabase;
   let direct: DbHandle;
   let server: ServerProcess;
   let client: HttpClient;

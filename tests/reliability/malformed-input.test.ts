@@ -1,17 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { HttpClient, type HttpResponse } from '../../scripts/lib/http-client.ts';
+import { isObject, preview } from '../../scripts/lib/json.ts';
+import { FIXED_KEYS, serverHeaders } from '../../scripts/lib/keys.ts';
+import { ServerProcess } from '../../scripts/lib/server-process.ts';
+import type { ThrowawayDatabase } from '../../scripts/lib/throwaway-database.ts';
 import type { DbHandle } from '../../src/store/db.ts';
-import { defaultProjectId } from './helpers/api.ts';
-import { createRunDatabase, reliabilityDialect, type RunDatabase } from './helpers/databases.ts';
-import { HttpClient, rawExchange, type HttpResponse } from './helpers/http.ts';
-import { isObject, preview } from './helpers/json.ts';
-import { RELIABILITY_KEYS, serverHeaders } from './helpers/keys.ts';
+import { defaultProjectId } from './helpers/api-builders.ts';
 import { MalformedGenerator, type Generated } from './helpers/malformed.ts';
 import { loadOperations, type Operation } from './helpers/openapi.ts';
 import { Random, suiteSeed } from './helpers/random.ts';
+import { rawExchange } from './helpers/raw-exchange.ts';
+import { createRunDatabase, reliabilityDialect } from './helpers/run-database.ts';
 import { sized, testTimeout } from './helpers/scale.ts';
 import { seedProject, type SeededProject } from './helpers/seed-project.ts';
-import { ServerProcess } from './helpers/server-process.ts';
 import { compareSnapshots, snapshot, type TableState } from './helpers/snapshot.ts';
 
 // Malformed-input sweep (issue 7): every operation of the server's own OpenAPI document gets generated
@@ -43,7 +45,7 @@ function vendorErrorBody(res: HttpResponse): boolean {
 }
 
 describe(`malformed-input sweep on ${reliabilityDialect()} (seed ${seed}, ${total} requests)`, { timeout: testTimeout() }, () => {
-  let database: RunDatabase;
+  let database: ThrowawayDatabase;
   let direct: DbHandle;
   let server: ServerProcess;
   let client: HttpClient;
@@ -57,7 +59,7 @@ describe(`malformed-input sweep on ${reliabilityDialect()} (seed ${seed}, ${tota
     server = await ServerProcess.start({ databaseUrl: database.url, worker: false });
     client = new HttpClient(server.url, { maxSockets: parallel * 2 });
     direct = database.open();
-    seeded = await seedProject(client, await defaultProjectId(direct.db), { server: RELIABILITY_KEYS.server, client: RELIABILITY_KEYS.client }, 'sweep');
+    seeded = await seedProject(client, await defaultProjectId(direct.db), { server: FIXED_KEYS.server, client: FIXED_KEYS.client }, 'sweep');
     operations = await loadOperations(client);
     before_ = await snapshot(direct.db);
   });
@@ -154,7 +156,7 @@ describe(`malformed-input sweep on ${reliabilityDialect()} (seed ${seed}, ${tota
       ['two Content-Lengths', 'POST /v1/customers HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}'],
       ['bad chunk size', 'POST /v1/customers HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n'],
       ['chunk longer than declared', 'POST /v1/customers HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{}}}}\r\n0\r\n\r\n'],
-      ['Content-Length shorter than the body', `POST /v1/customers HTTP/1.1\r\nHost: x\r\nX-App-Id: ${RELIABILITY_KEYS.server.id}\r\nX-App-Token: ${RELIABILITY_KEYS.server.secret}\r\nContent-Type: application/json\r\nContent-Length: 3\r\n\r\n{"source_id":"x"}`],
+      ['Content-Length shorter than the body', `POST /v1/customers HTTP/1.1\r\nHost: x\r\nX-App-Id: ${FIXED_KEYS.server.id}\r\nX-App-Token: ${FIXED_KEYS.server.secret}\r\nContent-Type: application/json\r\nContent-Length: 3\r\n\r\n{"source_id":"x"}`],
       ['body shorter than Content-Length, then close', 'POST /v1/customers HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a"'],
       ['request smuggling attempt', 'POST /health HTTP/1.1\r\nHost: x\r\nContent-Length: 44\r\n\r\nGET /v1/customers HTTP/1.1\r\nHost: x\r\n\r\n'],
       ['huge header line', `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`],

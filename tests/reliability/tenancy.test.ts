@@ -1,19 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { HttpClient, type HttpRequest, type HttpResponse } from '../../scripts/lib/http-client.ts';
+import { isObject, preview, str } from '../../scripts/lib/json.ts';
+import { clientHeaders, FIXED_KEYS, managementHeaders, serverHeaders } from '../../scripts/lib/keys.ts';
+import { ServerProcess } from '../../scripts/lib/server-process.ts';
+import type { ThrowawayDatabase } from '../../scripts/lib/throwaway-database.ts';
 import { KNOWN_SCOPES, scopesAllowPath } from '../../src/domain/auth/scopes.ts';
 import type { DbHandle } from '../../src/store/db.ts';
-import { createProject, defaultProjectId } from './helpers/api.ts';
-import { createRunDatabase, reliabilityDialect, type RunDatabase } from './helpers/databases.ts';
-import { HttpClient, type HttpRequest, type HttpResponse } from './helpers/http.ts';
-import { isObject, preview, str } from './helpers/json.ts';
-import { clientHeaders, managementHeaders, RELIABILITY_KEYS, serverHeaders } from './helpers/keys.ts';
+import { createProject, defaultProjectId } from './helpers/api-builders.ts';
 import { loadOperations, type Operation } from './helpers/openapi.ts';
 import { errorKey } from './helpers/outcomes.ts';
 import { Random, suiteSeed } from './helpers/random.ts';
+import { createRunDatabase, reliabilityDialect } from './helpers/run-database.ts';
 import { reliabilityScale, testTimeout } from './helpers/scale.ts';
 import { sample } from './helpers/schema-values.ts';
 import { fillPath, seedProject, type SeedKind, type SeededProject } from './helpers/seed-project.ts';
-import { ServerProcess } from './helpers/server-process.ts';
 import { compareSnapshots, snapshot, type TableState } from './helpers/snapshot.ts';
 
 // Tenancy sweep (issue 7; ARCHITECTURE "A request can never read or change another project's rows";
@@ -103,7 +104,7 @@ function leaksOf(a: SeededProject, req: HttpRequest, res: HttpResponse): string[
 }
 
 describe(`tenancy sweep on ${reliabilityDialect()} (seed ${seed})`, { timeout: testTimeout() }, () => {
-  let database: RunDatabase;
+  let database: ThrowawayDatabase;
   let direct: DbHandle;
   let server: ServerProcess;
   let client: HttpClient;
@@ -118,7 +119,7 @@ describe(`tenancy sweep on ${reliabilityDialect()} (seed ${seed})`, { timeout: t
     server = await ServerProcess.start({ databaseUrl: database.url, worker: false });
     client = new HttpClient(server.url, { maxSockets: 16 });
     direct = database.open();
-    a = await seedProject(client, await defaultProjectId(direct.db), { server: RELIABILITY_KEYS.server, client: RELIABILITY_KEYS.client }, 'tenant-a');
+    a = await seedProject(client, await defaultProjectId(direct.db), { server: FIXED_KEYS.server, client: FIXED_KEYS.client }, 'tenant-a');
     const other = await createProject(client);
     b = await seedProject(client, other.id, other, 'tenant-b');
     operations = await loadOperations(client);
@@ -215,7 +216,7 @@ describe(`tenancy sweep on ${reliabilityDialect()} (seed ${seed})`, { timeout: t
         op.auth === 'management'
           ? [['server keys', serverHeaders()], ['client keys', clientHeaders()]]
           : op.auth === 'client'
-            ? [['server keys', { ...serverHeaders(), origin: RELIABILITY_KEYS.origin }], ['management keys', managementHeaders()]]
+            ? [['server keys', { ...serverHeaders(), origin: FIXED_KEYS.origin }], ['management keys', managementHeaders()]]
             : [['client keys', clientHeaders()], ['management keys', managementHeaders()]];
       for (const [label, headers] of wrong) {
         const res = await send({ method: op.method, path, headers: op.method === 'GET' ? headers : { ...headers, 'content-type': 'application/json' }, ...(op.method === 'GET' ? {} : { body: '{}' }) });

@@ -1,8 +1,8 @@
 import qs from 'qs';
 import { surelyRefused, type RequestParts } from './acceptance.ts';
-import type { HttpRequest } from './http.ts';
-import { at } from './json.ts';
-import { clientHeaders, managementHeaders, RELIABILITY_KEYS, serverHeaders } from './keys.ts';
+import type { HttpRequest } from '../../../scripts/lib/http-client.ts';
+import { at } from '../../../scripts/lib/json.ts';
+import { clientHeaders, FIXED_KEYS, managementHeaders, serverHeaders } from '../../../scripts/lib/keys.ts';
 import type { Operation, Parameter } from './openapi.ts';
 import type { Random } from './random.ts';
 import {
@@ -337,13 +337,13 @@ const brokenAuth: Mutation = (draft, op, rnd) => {
   const names = Object.keys(good);
   const variants: Array<() => Record<string, string | string[]>> = [
     () => ({}),
-    () => Object.fromEntries(names.map((n) => [n, n === 'origin' ? RELIABILITY_KEYS.origin : `${good[n] ?? ''}-wrong`])),
+    () => Object.fromEntries(names.map((n) => [n, n === 'origin' ? FIXED_KEYS.origin : `${good[n] ?? ''}-wrong`])),
     () => Object.fromEntries(names.map((n) => [n, ''])),
     () => ({ ...good, [names[1] ?? 'x-app-token']: 'x'.repeat(20_000) }),
     () => ({ ...good, [names[1] ?? 'x-app-token']: '\u00ff\u00fe\u00e9' }),
-    () => ({ ...good, [names[0] ?? 'x-app-id']: ['rel-app-id-0001', 'someone-else'] }),
+    () => ({ ...good, [names[0] ?? 'x-app-id']: [FIXED_KEYS.server.id, 'someone-else'] }),
     () => ({ authorization: rnd.pick(['Bearer', 'Bearer ', 'Bearer a b', 'Bearer ' + 'z'.repeat(600), 'Basic Zm9vOmJhcg==', 'bearer\t', 'Bearer \u00ff']) }),
-    () => (op.auth === 'management' ? serverHeaders() : op.auth === 'client' ? { ...serverHeaders(), origin: RELIABILITY_KEYS.origin } : { ...clientHeaders() }),
+    () => (op.auth === 'management' ? serverHeaders() : op.auth === 'client' ? { ...serverHeaders(), origin: FIXED_KEYS.origin } : { ...clientHeaders() }),
     () => (op.auth === 'client' ? { ...good, origin: rnd.pick(['https://evil.example.com', 'null', '', 'https://shop.example.com.evil.com']) } : { ...good, [names[0] ?? 'x-app-id']: 'unknown-id-0000' }),
   ];
   draft.headers = rnd.pick(variants)();

@@ -1,5 +1,5 @@
-import { isObject, type JsonObject } from './json.ts';
-import type { HttpClient } from './http.ts';
+import type { HttpClient } from '../../../scripts/lib/http-client.ts';
+import { isObject, type JsonObject } from '../../../scripts/lib/json.ts';
 
 // The route list comes from the running server's own OpenAPI document, read at run time: a route added
 // tomorrow is swept tomorrow without anyone touching this suite.

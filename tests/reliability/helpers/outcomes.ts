@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { HttpResponse } from './http.ts';
-import { at, preview } from './json.ts';
+import type { HttpResponse } from '../../../scripts/lib/http-client.ts';
+import { at, preview } from '../../../scripts/lib/json.ts';
 
 // Tallies of concurrent answers: how many succeeded, and proof that every refusal is the one business
 // refusal the attack expects (a 5xx, a deadlock surfacing as 409, or a wrong key fails the test).

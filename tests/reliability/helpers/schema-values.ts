@@ -1,4 +1,4 @@
-import { isObject } from './json.ts';
+import { isObject } from '../../../scripts/lib/json.ts';
 import type { Schema } from './openapi.ts';
 import type { Random } from './random.ts';
 

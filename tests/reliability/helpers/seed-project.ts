@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { Api, unique } from './api.ts';
-import type { HttpClient } from './http.ts';
-import { isObject, list, str } from './json.ts';
-import { clientHeaders, managementHeaders, serverHeaders, type KeyPair } from './keys.ts';
+import { Api, type HttpClient } from '../../../scripts/lib/http-client.ts';
+import { isObject, list, str } from '../../../scripts/lib/json.ts';
+import { clientHeaders, managementHeaders, serverHeaders, type KeyPair } from '../../../scripts/lib/keys.ts';
+import { unique } from './api-builders.ts';
 
 // One project filled with one object of every kind a path parameter can name, made through the public
 // API. The sweeps use it twice: the malformed-input sweep aims its requests at real objects (so handlers

@@ -1,34 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import type { Api, HttpClient } from '../../../scripts/lib/http-client.ts';
+import { str } from '../../../scripts/lib/json.ts';
+import { FIXED_KEYS, managementHeaders } from '../../../scripts/lib/keys.ts';
 import type { Db } from '../../../src/store/db.ts';
-import type { HttpClient, HttpResponse } from './http.ts';
-import { preview, str } from './json.ts';
-import { managementHeaders, serverHeaders } from './keys.ts';
 
-// A credentialed JSON client for one project, and builders that create the objects the attacks and the
-// crash load spend from — all through the public API, as an integration would.
-
-export class Api {
-  constructor(
-    readonly http: HttpClient,
-    readonly headers: Record<string, string> = serverHeaders(),
-  ) {}
-
-  call(method: string, path: string, json?: unknown): Promise<HttpResponse> {
-    return this.http.json(method, path, this.headers, json);
-  }
-
-  /** The call must answer 2xx; the parsed body is returned. */
-  async ok(method: string, path: string, json?: unknown): Promise<unknown> {
-    const res = await this.call(method, path, json);
-    assert.ok(res.status >= 200 && res.status < 300, `${method} ${path} ${preview(json ?? '')} → ${res.status} ${preview(res.text)}`);
-    return res.body;
-  }
-
-  with(headers: Record<string, string>): Api {
-    return new Api(this.http, headers);
-  }
-}
+// Builders that create the objects the attacks and the crash load spend from, and a second project for
+// the tenancy sweep — all through the public API, as an integration would.
 
 export function unique(prefix: string): string {
   return `${prefix}-${randomBytes(5).toString('hex')}`;
@@ -102,7 +80,7 @@ export async function createProject(http: HttpClient, name = unique('Project')):
     case_sensitive_codes: false,
     timezone: 'UTC',
     currency: 'USD',
-    client_trusted_domains: ['https://shop.example.com'],
+    client_trusted_domains: [FIXED_KEYS.origin],
     client_redeem_enabled: true,
     client_publish_enabled: true,
     client_list_vouchers_enabled: true,

@@ -1,10 +1,11 @@
+import assert from 'node:assert/strict';
 import http, { type IncomingHttpHeaders } from 'node:http';
-import net from 'node:net';
-import { parseJson } from './json.ts';
+import { parseJson, preview } from './json.ts';
+import { serverHeaders } from './keys.ts';
 
-// HTTP through node:http rather than fetch: the sweeps need what fetch refuses (bodies on GET, any
-// Content-Type or none, Latin-1 header bytes, duplicated headers), and the attacks need many sockets
-// open at once so requests really overlap inside the server.
+// HTTP through node:http rather than fetch: the reliability sweeps need what fetch refuses (bodies on
+// GET, any Content-Type or none, Latin-1 header bytes, duplicated headers), and its attacks need many
+// sockets open at once so requests really overlap inside the server.
 
 export interface HttpRequest {
   method: string;
@@ -95,35 +96,25 @@ function hasHeader(headers: Record<string, unknown>, name: string): boolean {
   return Object.keys(headers).some((k) => k.toLowerCase() === name);
 }
 
-export interface RawAnswer {
-  /** The status of the first answer line, or null when the server closed without answering. */
-  status: number | null;
-  text: string;
-}
+/** A credentialed JSON client: set-up and polling through the public API, as an integration does it. */
+export class Api {
+  constructor(
+    readonly http: HttpClient,
+    readonly headers: Record<string, string> = serverHeaders(),
+  ) {}
 
-/**
- * Writes bytes to a fresh connection and reads until the server closes it or `idleMs` pass without
- * data. For requests node:http cannot even produce (broken request lines, bad chunking, header
- * injection); the server's HTTP parser answers those itself.
- */
-export function rawExchange(base: URL, bytes: Buffer, idleMs = 2000): Promise<RawAnswer> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: base.hostname, port: Number(base.port) });
-    const chunks: Buffer[] = [];
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      socket.destroy();
-      const text = Buffer.concat(chunks).toString('latin1');
-      const match = /^HTTP\/1\.[01] (\d{3})/.exec(text);
-      resolve({ status: match?.[1] ? Number(match[1]) : null, text });
-    };
-    socket.setTimeout(idleMs, finish);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('end', finish);
-    socket.on('close', finish);
-    socket.on('error', finish);
-    socket.on('connect', () => socket.write(bytes));
-  });
+  call(method: string, path: string, json?: unknown): Promise<HttpResponse> {
+    return this.http.json(method, path, this.headers, json);
+  }
+
+  /** The call must answer 2xx; the parsed body is returned. */
+  async ok(method: string, path: string, json?: unknown): Promise<unknown> {
+    const res = await this.call(method, path, json);
+    assert.ok(res.status >= 200 && res.status < 300, `${method} ${path} ${preview(json ?? '')} → ${res.status} ${preview(res.text)}`);
+    return res.body;
+  }
+
+  with(headers: Record<string, string>): Api {
+    return new Api(this.http, headers);
+  }
 }

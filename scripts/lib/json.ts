@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 
-// Typed reads of JSON answers: the suite handles bodies as `unknown` and checks each member it relies
-// on, so a shape change fails with the path that broke instead of a TypeError three calls later.
+// Typed reads of JSON answers: bodies stay `unknown` and each member a caller relies on is checked, so a
+// shape change fails with the path that broke instead of a TypeError three calls later.
 
 export type JsonObject = Record<string, unknown>;
 
