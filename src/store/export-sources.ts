@@ -300,12 +300,15 @@ export async function readRedemptionBatch(db: Executor, q: ExportBatchQuery): Pr
   // The customer as the redemption saw them (snapshot), else as they are now.
   const customer = (name: 'source_id' | 'name') =>
     sql<string | null>`coalesce(${member('redemptions.customer_snapshot', name)}, (select c.${sql.ref(name)} from customers as c where c.project_id = ${sql.ref('redemptions.project_id')} and c.id = ${sql.ref('redemptions.customer_id')} and c.deleted_at is null))`;
+  // created_at is the record's last column, behind the snapshots: on SQLite reading it means reading
+  // the record's overflow page too. Sorted by created_at, the key already holds it.
+  const createdInKey = q.sortKey === 'created_at';
   const rows = await db
     .selectFrom('redemptions')
+    .select(createdInKey ? sql<string>`''`.as('created_at') : 'redemptions.created_at')
     .select([
       'redemptions.id',
       'redemptions.object',
-      'redemptions.created_at',
       'redemptions.voucher_code',
       'redemptions.campaign_name',
       'redemptions.promotion_tier_id',
@@ -329,7 +332,7 @@ export async function readRedemptionBatch(db: Executor, q: ExportBatchQuery): Pr
   // Records are never deleted, so every key finds its row; the guard only keeps the types honest.
   return keys.flatMap((key) => {
     const row = byId.get(key.id);
-    return row ? [{ ...row, sort_key: key.sort_key }] : [];
+    return row ? [{ ...row, created_at: createdInKey ? key.sort_key : row.created_at, sort_key: key.sort_key }] : [];
   });
 }
 

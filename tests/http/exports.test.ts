@@ -607,6 +607,9 @@ describe('exports', () => {
       assert.equal(failure?.customer_source_id, 'now-id');
       assert.equal(failure?.failure_code, 'voucher_expired');
       assert.equal(failure?.order_amount, '');
+      // Sorted by something else, the date comes from the record itself.
+      const byId = await exportRows({ exported_object: 'redemption', parameters: { order: '-id', fields: ['id', 'date'] } }, p);
+      assert.deepEqual(byId.rows.slice(1), [['rf_0002', '2026-03-02T10:00:00.000Z'], ['r_0001', '2026-03-01T10:00:00.000Z']]);
     });
 
     test('customers: summary columns equal the customer object of the API', async () => {
