@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CompiledQuery, sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type UnknownRow } from 'kysely';
 import { lowerExportFilter, parseExportFilter } from '../../src/domain/exports/filters.ts';
 import { EXPORT_OBJECTS, EXPORTED_OBJECTS, parseOrder, type ExportedObject } from '../../src/domain/exports/objects.ts';
 import type { Executor } from '../../src/store/db.ts';
@@ -17,6 +16,7 @@ import {
   type KeysetBound,
 } from '../../src/store/export-sources.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { planOfStatements } from '../helpers/query-plans.ts';
 
 // Every batch an export reads must be an index range scan in the order of the index: sorting in the
 // database would make each batch cost as much as the whole table, and an export of n rows cost n²/batch.
@@ -35,17 +35,6 @@ const READERS: Record<ExportedObject, (db: Executor, q: ExportBatchQuery) => Pro
 /** The one order that is documented as not index-served (the key lives on a joined table). */
 const UNINDEXED = new Set(['publication:voucher_code']);
 
-class Capture implements KyselyPlugin {
-  readonly queries: PluginTransformQueryArgs[] = [];
-  transformQuery(args: PluginTransformQueryArgs) {
-    this.queries.push(args);
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return args.result;
-  }
-}
-
 describe('export batch query plans', () => {
   let handle: TestDatabase;
   before(async () => {
@@ -55,31 +44,12 @@ describe('export batch query plans', () => {
 
   /** The plan of every statement one batch read sends (a source may read keys first, then rows by id). */
   async function plans(object: ExportedObject, order: string, bound: KeysetBound | null): Promise<string[]> {
-    const capture = new Capture();
-    const db = handle.db.withPlugin(capture);
     const { key, descending } = parseOrder(order);
     const predicate = lowerExportFilter(parseExportFilter(object, undefined), new Date());
     // Every field shown: the widest statements the source can send.
-    await READERS[object](db, { projectId: 'proj_plan', dialect: handle.dialect, sortKey: key, descending, predicate, bound, limit: 500, campaignId: null, fields: EXPORT_OBJECTS[object].allowedFields });
-    if (capture.queries.length === 0) throw new Error('no query captured');
-    const out: string[] = [];
-    for (const args of capture.queries) {
-      const compiled = handle.db.getExecutor().compileQuery(args.node, args.queryId);
-      if (handle.dialect === 'sqlite') {
-        const rows = await handle.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
-        out.push(rows.rows.map((r) => r.detail).join('\n'));
-        continue;
-      }
-      // Empty tables: without this PostgreSQL would rightly prefer reading them whole.
-      out.push(
-        await handle.db.transaction().execute(async (tx) => {
-          await sql`set local enable_seqscan = off`.execute(tx);
-          const rows = await tx.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]));
-          return rows.rows.map((r) => Object.values(r)[0]).join('\n');
-        }),
-      );
-    }
-    return out;
+    return planOfStatements(handle, (db) =>
+      READERS[object](db, { projectId: 'proj_plan', dialect: handle.dialect, sortKey: key, descending, predicate, bound, limit: 500, campaignId: null, fields: EXPORT_OBJECTS[object].allowedFields }),
+    );
   }
 
   for (const object of EXPORTED_OBJECTS) {

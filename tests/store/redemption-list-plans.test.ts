@@ -1,25 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CompiledQuery, sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type UnknownRow } from 'kysely';
 import { redemptionCounts } from '../../src/store/redemption-facts.ts';
 import { listRedemptions, type RedemptionListQuery, type RedemptionSort } from '../../src/store/redemption-records.ts';
 import { lockedByOthers } from '../../src/store/redemption-sessions.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { planOfStatements } from '../helpers/query-plans.ts';
 
 // The redemption list must stay fast at a million rows: every page is an index walk in the index's own
 // order (no sort of the project's redemptions), and the rule counters and session sums are index range
 // reads. Checked on the plans each database makes for the exact statements the store sends.
-
-class Capture implements KyselyPlugin {
-  queries: PluginTransformQueryArgs[] = [];
-  transformQuery(args: PluginTransformQueryArgs) {
-    this.queries.push(args);
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return args.result;
-  }
-}
 
 describe('redemption list and counter query plans', () => {
   let handle: TestDatabase;
@@ -28,27 +17,7 @@ describe('redemption list and counter query plans', () => {
   });
   after(async () => handle.close());
 
-  async function plans(run: (db: TestDatabase['db']) => Promise<unknown>): Promise<string[]> {
-    const capture = new Capture();
-    await run(handle.db.withPlugin(capture));
-    const out: string[] = [];
-    for (const args of capture.queries) {
-      const compiled = handle.db.getExecutor().compileQuery(args.node, args.queryId);
-      if (handle.dialect === 'sqlite') {
-        const rows = await handle.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
-        out.push(rows.rows.map((r) => r.detail).join('\n'));
-      } else {
-        out.push(
-          await handle.db.transaction().execute(async (tx) => {
-            await sql`set local enable_seqscan = off`.execute(tx);
-            const rows = await tx.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]));
-            return rows.rows.map((r) => Object.values(r)[0]).join('\n');
-          }),
-        );
-      }
-    }
-    return out;
-  }
+  const plans = (run: (db: TestDatabase['db']) => Promise<unknown>): Promise<string[]> => planOfStatements(handle, run);
 
   function assertIndexed(text: string, sorted: boolean): void {
     if (handle.dialect === 'sqlite') {
