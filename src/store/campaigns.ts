@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { CampaignStatus, CampaignsTable, CampaignType } from './schema.ts';
 
 // Campaigns of every type. A binned campaign (`binned_at` set) is invisible to every "live" function.
@@ -116,8 +117,12 @@ export async function deleteCampaignRow(db: Executor, projectId: string, id: str
   return Number(result.numDeletedRows) === 1;
 }
 
+const campaignsByIds = prepared((db, p: { projectId: string; ids: string[] }) =>
+  db.selectFrom('campaigns').selectAll().where('project_id', '=', p.projectId).where('id', 'in', p.ids),
+);
+
 export async function findCampaignsByIds(db: Executor, projectId: string, ids: readonly string[]): Promise<Map<string, CampaignRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('campaigns').selectAll().where('project_id', '=', projectId).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await campaignsByIds.all(db, { projectId, ids: [...new Set(ids)] });
   return new Map(rows.map((r) => [r.id, r]));
 }

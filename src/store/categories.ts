@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { CategoriesTable } from './schema.ts';
 
 export type CategoryRow = Selectable<CategoriesTable>;
@@ -37,9 +38,13 @@ export async function findCategoryByName(db: Executor, projectId: string, name: 
   return db.selectFrom('categories').selectAll().where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst();
 }
 
+const categoriesByIds = prepared((db, p: { projectId: string; ids: string[] }) =>
+  db.selectFrom('categories').selectAll().where('project_id', '=', p.projectId).where('id', 'in', p.ids),
+);
+
 export async function findCategoriesByIds(db: Executor, projectId: string, ids: readonly string[]): Promise<Map<string, CategoryRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('categories').selectAll().where('project_id', '=', projectId).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await categoriesByIds.all(db, { projectId, ids: [...new Set(ids)] });
   return new Map(rows.map((r) => [r.id, r]));
 }
 

@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { Executor } from './db.ts';
 import { fromJson, toJson } from './json.ts';
+import { prepared } from './prepared.ts';
 import { referralsOfCustomers } from './referrals.ts';
 import type { CustomerDeletionsTable, CustomersTable, Database } from './schema.ts';
 
@@ -133,15 +134,8 @@ export const NO_HOLDINGS: CustomerHoldings = {
   giftAmountToGo: 0,
 };
 
-/**
- * Holdings of several customers in one grouped query (a list page costs one query, not one per
- * customer). Binned vouchers and cards of binned campaigns do not count.
- */
-export async function customerHoldings(db: Executor, projectId: string, customerIds: readonly string[]): Promise<Map<string, CustomerHoldings>> {
-  const out = new Map<string, CustomerHoldings>();
-  const ids = [...new Set(customerIds)];
-  if (ids.length === 0) return out;
-  const rows = await db
+const holdingsOf = prepared((db, p: { projectId: string; ids: string[] }) =>
+  db
     .selectFrom('vouchers as v')
     .leftJoin('campaigns as c', (join) => join.onRef('c.id', '=', 'v.campaign_id').onRef('c.project_id', '=', 'v.project_id'))
     .leftJoin('loyalty_tier_members as tm', (join) => join.onRef('tm.voucher_id', '=', 'v.id').onRef('tm.project_id', '=', 'v.project_id'))
@@ -155,13 +149,23 @@ export async function customerHoldings(db: Executor, projectId: string, customer
       eb.fn.sum<number>('v.redeemed_amount').as('redeemed_amount'),
       eb.fn.sum<number>('v.gift_balance').as('gift_balance'),
     ])
-    .where('v.project_id', '=', projectId)
-    .where('v.holder_id', 'in', ids)
+    .where('v.project_id', '=', p.projectId)
+    .where('v.holder_id', 'in', p.ids)
     .where('v.binned_at', 'is', null)
     .where('v.type', 'in', ['LOYALTY_CARD', 'GIFT_VOUCHER'])
     .where((eb) => eb.or([eb('v.campaign_id', 'is', null), eb('c.binned_at', 'is', null)]))
-    .groupBy(['v.holder_id', 'v.type', 'c.id', 'c.name', 'c.campaign_type'])
-    .execute();
+    .groupBy(['v.holder_id', 'v.type', 'c.id', 'c.name', 'c.campaign_type']),
+);
+
+/**
+ * Holdings of several customers in one grouped query (a list page costs one query, not one per
+ * customer). Binned vouchers and cards of binned campaigns do not count.
+ */
+export async function customerHoldings(db: Executor, projectId: string, customerIds: readonly string[]): Promise<Map<string, CustomerHoldings>> {
+  const out = new Map<string, CustomerHoldings>();
+  const ids = [...new Set(customerIds)];
+  if (ids.length === 0) return out;
+  const rows = await holdingsOf.all(db, { projectId, ids });
   for (const row of rows) {
     if (row.holder_id === null) continue;
     let h = out.get(row.holder_id);
@@ -269,24 +273,20 @@ export async function insertCustomerIfAbsent(db: Executor, row: Insertable<Custo
   return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
+const liveCustomerById = prepared((db, p: { projectId: string; id: string }) =>
+  db.selectFrom('customers').selectAll().where('id', '=', p.id).where('project_id', '=', p.projectId).where('deleted_at', 'is', null),
+);
+
+const liveCustomerBySourceId = prepared((db, p: { projectId: string; sourceId: string }) =>
+  db.selectFrom('customers').selectAll().where('project_id', '=', p.projectId).where('source_id', '=', p.sourceId).where('deleted_at', 'is', null),
+);
+
 export async function findLiveCustomerById(db: Executor, projectId: string, id: string): Promise<CustomerRow | undefined> {
-  return db
-    .selectFrom('customers')
-    .selectAll()
-    .where('id', '=', id)
-    .where('project_id', '=', projectId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  return liveCustomerById.first(db, { projectId, id });
 }
 
 export async function findLiveCustomerBySourceId(db: Executor, projectId: string, sourceId: string): Promise<CustomerRow | undefined> {
-  return db
-    .selectFrom('customers')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('source_id', '=', sourceId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  return liveCustomerBySourceId.first(db, { projectId, sourceId });
 }
 
 /** A path's `customerId` is an id or a source_id; an id wins when a value could be both. */

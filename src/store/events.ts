@@ -1,6 +1,7 @@
-import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool } from 'kysely';
 import type { Executor } from './db.ts';
 import { fromJson, toJson } from './json.ts';
+import { prepared } from './prepared.ts';
 import type { Database, EventsTable } from './schema.ts';
 
 // The append-only event log. Every state change appends here inside the transaction that makes the
@@ -49,32 +50,31 @@ export interface StoredEvent {
   createdAt: string;
 }
 
+const insertEvents = prepared((db, p: { rows: Insertable<EventsTable>[] }) => db.insertInto('events').values(p.rows));
+
 export async function appendEvents(db: Executor, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await db
-    .insertInto('events')
-    .values(
-      events.map((e) => ({
-        id: e.id,
-        project_id: e.projectId,
-        type: e.type,
-        activity_type: e.activityType ?? null,
-        activity_category: e.activityCategory ?? null,
-        customer_id: e.customerId ?? null,
-        campaign_id: e.campaign?.id ?? null,
-        campaign_type: e.campaign?.type ?? null,
-        campaign_name: e.campaign?.name ?? null,
-        voucher_code: e.voucherCode ?? null,
-        category_name: e.categoryName ?? null,
-        product_ids: e.productIds && e.productIds.length > 0 ? `|${e.productIds.join('|')}|` : null,
-        entity_id: e.entityId ?? null,
-        data: toJson(e.data),
-        source: toJson(e.source),
-        group_id: e.groupId,
-        created_at: e.createdAt,
-      })),
-    )
-    .execute();
+  await insertEvents.run(db, {
+    rows: events.map((e) => ({
+      id: e.id,
+      project_id: e.projectId,
+      type: e.type,
+      activity_type: e.activityType ?? null,
+      activity_category: e.activityCategory ?? null,
+      customer_id: e.customerId ?? null,
+      campaign_id: e.campaign?.id ?? null,
+      campaign_type: e.campaign?.type ?? null,
+      campaign_name: e.campaign?.name ?? null,
+      voucher_code: e.voucherCode ?? null,
+      category_name: e.categoryName ?? null,
+      product_ids: e.productIds && e.productIds.length > 0 ? `|${e.productIds.join('|')}|` : null,
+      entity_id: e.entityId ?? null,
+      data: toJson(e.data),
+      source: toJson(e.source),
+      group_id: e.groupId,
+      created_at: e.createdAt,
+    })),
+  });
 }
 
 function toStoredEvent(row: Selectable<EventsTable>): StoredEvent {

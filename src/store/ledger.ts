@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { LoyaltyBucketsTable, VoucherTransactionsTable } from './schema.ts';
 
 // The balance ledger of gift cards and loyalty cards: signed transactions, and for loyalty cards the
@@ -67,6 +68,20 @@ export interface NextExpiration {
 }
 
 /** For each card, the earliest expiry date among its active buckets holding points, and how many expire then. */
+const activeExpirations = prepared((db, p: { projectId: string; voucherIds: string[]; today: string }) =>
+  db
+    .selectFrom('loyalty_buckets')
+    .select(['voucher_id', 'expires_at'])
+    .select((eb) => eb.fn.sum<number>('points').as('points'))
+    .where('project_id', '=', p.projectId)
+    .where('voucher_id', 'in', p.voucherIds)
+    .where('status', '=', 'ACTIVE')
+    .where('points', '>', 0)
+    .where('expires_at', 'is not', null)
+    .where('expires_at', '>=', p.today)
+    .groupBy(['voucher_id', 'expires_at']),
+);
+
 export async function nextExpirations(
   db: Executor,
   projectId: string,
@@ -75,18 +90,7 @@ export async function nextExpirations(
 ): Promise<Map<string, NextExpiration>> {
   const out = new Map<string, NextExpiration>();
   if (voucherIds.length === 0) return out;
-  const rows = await db
-    .selectFrom('loyalty_buckets')
-    .select(['voucher_id', 'expires_at'])
-    .select((eb) => eb.fn.sum<number>('points').as('points'))
-    .where('project_id', '=', projectId)
-    .where('voucher_id', 'in', [...new Set(voucherIds)])
-    .where('status', '=', 'ACTIVE')
-    .where('points', '>', 0)
-    .where('expires_at', 'is not', null)
-    .where('expires_at', '>=', today)
-    .groupBy(['voucher_id', 'expires_at'])
-    .execute();
+  const rows = await activeExpirations.all(db, { projectId, voucherIds: [...new Set(voucherIds)], today });
   for (const row of rows) {
     if (row.expires_at === null) continue;
     const current = out.get(row.voucher_id);

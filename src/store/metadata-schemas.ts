@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { MetadataSchemasTable } from './schema.ts';
 
 // Metadata schemas: at most one per project and related object (unique index).
@@ -14,13 +15,12 @@ export async function findMetadataSchemaById(db: Executor, projectId: string, id
   return db.selectFrom('metadata_schemas').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
 }
 
+const schemaFor = prepared((db, p: { projectId: string; relatedObject: string }) =>
+  db.selectFrom('metadata_schemas').selectAll().where('project_id', '=', p.projectId).where('related_object', '=', p.relatedObject),
+);
+
 export async function findMetadataSchemaFor(db: Executor, projectId: string, relatedObject: string): Promise<MetadataSchemaRow | undefined> {
-  return db
-    .selectFrom('metadata_schemas')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('related_object', '=', relatedObject)
-    .executeTakeFirst();
+  return schemaFor.first(db, { projectId, relatedObject });
 }
 
 /** The schemas of several related objects at once (nested object types of one schema). */

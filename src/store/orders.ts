@@ -1,8 +1,9 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { COUNTED_STATUSES } from '../domain/orders/order-status.ts';
 import type { CatalogProduct, CatalogSku } from '../domain/orders/order-math.ts';
-import { isPostgres, type Executor } from './db.ts';
+import { isPostgres, type Db, type Executor } from './db.ts';
 import { fromJson } from './json.ts';
+import { prepared, type PreparedQuery } from './prepared.ts';
 import type { OrdersTable } from './schema.ts';
 
 // Orders of one project, the customer order counters they feed, and the catalog reads order lines need.
@@ -173,6 +174,42 @@ function unique(values: readonly string[]): string[] {
   return [...new Set(values)];
 }
 
+// Catalog rows named by id, by source_id or both; one prepared query per combination, since an empty
+// `in ()` list is not valid SQL on PostgreSQL.
+type KeyedQueries<R> = {
+  ids: PreparedQuery<{ projectId: string; ids: string[] }, R>;
+  sourceIds: PreparedQuery<{ projectId: string; sourceIds: string[] }, R>;
+  both: PreparedQuery<{ projectId: string; ids: string[]; sourceIds: string[] }, R>;
+};
+
+function byIdsOrSourceIds<R>(queries: KeyedQueries<R>, db: Executor, projectId: string, ids: string[], sourceIds: string[]): Promise<R[]> {
+  if (sourceIds.length === 0) return queries.ids.all(db, { projectId, ids });
+  if (ids.length === 0) return queries.sourceIds.all(db, { projectId, sourceIds });
+  return queries.both.all(db, { projectId, ids, sourceIds });
+}
+
+const liveSkus = (db: Db, projectId: string) =>
+  db.selectFrom('skus').select(['id', 'source_id', 'product_id', 'sku', 'price', 'metadata']).where('project_id', '=', projectId).where('binned_at', 'is', null);
+
+const skusByKeys = {
+  ids: prepared((db, p: { projectId: string; ids: string[] }) => liveSkus(db, p.projectId).where('id', 'in', p.ids)),
+  sourceIds: prepared((db, p: { projectId: string; sourceIds: string[] }) => liveSkus(db, p.projectId).where('source_id', 'in', p.sourceIds)),
+  both: prepared((db, p: { projectId: string; ids: string[]; sourceIds: string[] }) =>
+    liveSkus(db, p.projectId).where((eb) => eb.or([eb('id', 'in', p.ids), eb('source_id', 'in', p.sourceIds)])),
+  ),
+};
+
+const liveProducts = (db: Db, projectId: string) =>
+  db.selectFrom('products').select(['id', 'source_id', 'name', 'price', 'metadata']).where('project_id', '=', projectId).where('binned_at', 'is', null);
+
+const productsByKeys = {
+  ids: prepared((db, p: { projectId: string; ids: string[] }) => liveProducts(db, p.projectId).where('id', 'in', p.ids)),
+  sourceIds: prepared((db, p: { projectId: string; sourceIds: string[] }) => liveProducts(db, p.projectId).where('source_id', 'in', p.sourceIds)),
+  both: prepared((db, p: { projectId: string; ids: string[]; sourceIds: string[] }) =>
+    liveProducts(db, p.projectId).where((eb) => eb.or([eb('id', 'in', p.ids), eb('source_id', 'in', p.sourceIds)])),
+  ),
+};
+
 /**
  * The live products and SKUs of the project that the lines name, plus the parent product of every SKU
  * found, in at most two queries whatever the number of lines.
@@ -187,18 +224,7 @@ export async function findCatalogFacts(db: Executor, projectId: string, lookup: 
   const skuIds = unique(lookup.skuIds);
   const skuSourceIds = unique(lookup.skuSourceIds);
   if (skuIds.length > 0 || skuSourceIds.length > 0) {
-    const rows = await db
-      .selectFrom('skus')
-      .select(['id', 'source_id', 'product_id', 'sku', 'price', 'metadata'])
-      .where('project_id', '=', projectId)
-      .where('binned_at', 'is', null)
-      .where((eb) =>
-        eb.or([
-          ...(skuIds.length > 0 ? [eb('id', 'in', skuIds)] : []),
-          ...(skuSourceIds.length > 0 ? [eb('source_id', 'in', skuSourceIds)] : []),
-        ]),
-      )
-      .execute();
+    const rows = await byIdsOrSourceIds(skusByKeys, db, projectId, skuIds, skuSourceIds);
     for (const row of rows) {
       const sku: CatalogSku = {
         id: row.id,
@@ -215,18 +241,7 @@ export async function findCatalogFacts(db: Executor, projectId: string, lookup: 
   const productIds = unique([...lookup.productIds, ...[...facts.skusById.values()].map((s) => s.product_id)]);
   const productSourceIds = unique(lookup.productSourceIds);
   if (productIds.length > 0 || productSourceIds.length > 0) {
-    const rows = await db
-      .selectFrom('products')
-      .select(['id', 'source_id', 'name', 'price', 'metadata'])
-      .where('project_id', '=', projectId)
-      .where('binned_at', 'is', null)
-      .where((eb) =>
-        eb.or([
-          ...(productIds.length > 0 ? [eb('id', 'in', productIds)] : []),
-          ...(productSourceIds.length > 0 ? [eb('source_id', 'in', productSourceIds)] : []),
-        ]),
-      )
-      .execute();
+    const rows = await byIdsOrSourceIds(productsByKeys, db, projectId, productIds, productSourceIds);
     for (const row of rows) {
       const product: CatalogProduct = {
         id: row.id,

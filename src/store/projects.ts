@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
 import { fromJson } from './json.ts';
+import { prepared } from './prepared.ts';
 import type { ProjectsTable } from './schema.ts';
 
 export type ProjectRow = Selectable<ProjectsTable>;
@@ -90,8 +91,10 @@ export async function insertProject(db: Executor, row: Insertable<ProjectsTable>
   await db.insertInto('projects').values(row).execute();
 }
 
+const liveProject = prepared((db, p: { id: string }) => db.selectFrom('projects').selectAll().where('id', '=', p.id).where('deleted_at', 'is', null));
+
 export async function findProject(db: Executor, id: string): Promise<ProjectRow | undefined> {
-  return db.selectFrom('projects').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  return liveProject.first(db, { id });
 }
 
 export async function findDefaultProject(db: Executor): Promise<ProjectRow | undefined> {
@@ -150,10 +153,12 @@ export async function lockProjectRow(db: Executor, id: string): Promise<void> {
 // life of the process.
 const caseSensitivity = new Map<string, boolean>();
 
+const caseSensitiveCodesOf = prepared((db, p: { projectId: string }) => db.selectFrom('projects').select('case_sensitive_codes').where('id', '=', p.projectId));
+
 export async function projectCodesAreCaseSensitive(db: Executor, projectId: string): Promise<boolean> {
   const cached = caseSensitivity.get(projectId);
   if (cached !== undefined) return cached;
-  const row = await db.selectFrom('projects').select('case_sensitive_codes').where('id', '=', projectId).executeTakeFirst();
+  const row = await caseSensitiveCodesOf.first(db, { projectId });
   const value = row ? Boolean(row.case_sensitive_codes) : true;
   if (row) caseSensitivity.set(projectId, value);
   return value;

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { CampaignRow } from './campaigns.ts';
 import { isPostgres, type Executor } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { PromotionTiersTable, ValidationRuleAssignmentsTable } from './schema.ts';
 
 // Promotion tiers (promotions reference 4.1). A tier is visible only while its campaign is a live
@@ -134,6 +135,16 @@ export async function insertTiers(db: Executor, rows: readonly Insertable<Promot
   await db.insertInto('promotion_tiers').values([...rows]).execute();
 }
 
+function tiersWithCampaignQuery(lock: TierLock | 'none') {
+  return prepared((db, p: { projectId: string; ids: string[] }) => {
+    const query = joined(db, p.projectId).selectAll('c').select(TIER_SELECTION).where('t.id', 'in', p.ids);
+    if (lock === 'none' || !isPostgres(db)) return query;
+    return lock === 'update' ? query.forUpdate('t') : query.forShare('t');
+  });
+}
+
+const tiersWithCampaign = { none: tiersWithCampaignQuery('none'), update: tiersWithCampaignQuery('update'), share: tiersWithCampaignQuery('share') };
+
 /**
  * Tiers by id with their campaigns, in one query, in the order the ids were given (unknown ids, tiers of
  * binned campaigns and other projects' tiers are left out). For the redemption engine and every read.
@@ -146,12 +157,8 @@ export async function findTiersWithCampaign(
   lock?: TierLock,
 ): Promise<TierWithCampaign[]> {
   if (ids.length === 0) return [];
-  const query = joined(db, projectId)
-    .selectAll('c')
-    .select(TIER_SELECTION)
-    .where('t.id', 'in', [...new Set(ids)]);
-  const locked = lock === undefined || !isPostgres(db) ? query : lock === 'update' ? query.forUpdate('t') : query.forShare('t');
-  const byId = new Map((await locked.execute()).map((row) => [row.t_id, split(row)]));
+  const rows = await tiersWithCampaign[lock ?? 'none'].all(db, { projectId, ids: [...new Set(ids)] });
+  const byId = new Map(rows.map((row) => [row.t_id, split(row)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 

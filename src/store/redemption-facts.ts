@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import { isPostgres, type Dialect, type Executor } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { VoucherRow } from './vouchers.ts';
 
 // The batched reads of the redemption engine: the project settings it needs in one query, every voucher
@@ -13,17 +14,32 @@ export interface ProjectSettings {
   stackingRules: string | null;
 }
 
-export async function projectSettings(db: Executor, projectId: string): Promise<ProjectSettings | undefined> {
-  const row = await db
+const settingsOf = prepared((db, p: { projectId: string }) =>
+  db
     .selectFrom('projects as p')
     .leftJoin('stacking_rules as s', 's.project_id', 'p.id')
     .select(['p.timezone', 'p.case_sensitive_codes', 's.rules'])
-    .where('p.id', '=', projectId)
-    .where('p.deleted_at', 'is', null)
-    .executeTakeFirst();
+    .where('p.id', '=', p.projectId)
+    .where('p.deleted_at', 'is', null),
+);
+
+export async function projectSettings(db: Executor, projectId: string): Promise<ProjectSettings | undefined> {
+  const row = await settingsOf.first(db, { projectId });
   if (!row) return undefined;
   return { timezone: row.timezone, caseSensitiveCodes: Boolean(row.case_sensitive_codes), stackingRules: row.rules };
 }
+
+const liveVouchersByCodeKey = prepared((db, p: { projectId: string; codeKeys: string[] }) =>
+  db.selectFrom('vouchers').selectAll().where('project_id', '=', p.projectId).where('binned_at', 'is', null).where('code_key', 'in', p.codeKeys),
+);
+
+const liveVouchersById = prepared((db, p: { projectId: string; ids: string[] }) =>
+  db.selectFrom('vouchers').selectAll().where('project_id', '=', p.projectId).where('binned_at', 'is', null).where('id', 'in', p.ids),
+);
+
+const liveVouchersLocked = prepared((db, p: { projectId: string; ids: string[] }) =>
+  db.selectFrom('vouchers').selectAll().where('project_id', '=', p.projectId).where('binned_at', 'is', null).where('id', 'in', p.ids).orderBy('id').forUpdate(),
+);
 
 /**
  * Live vouchers named by code key or id, in id order. With `lock` the rows stay locked until the
@@ -41,15 +57,14 @@ export async function findVouchersForRedemption(
   if (codeKeys.length === 0 && ids.length === 0) return [];
   // Two indexed lookups rather than `code_key IN … OR id IN …`: SQLite cannot serve that OR from the
   // vouchers_code index and the primary key together and scans every voucher of the database instead.
-  const live = () => db.selectFrom('vouchers').selectAll().where('project_id', '=', projectId).where('binned_at', 'is', null);
   const byId = new Map<string, VoucherRow>();
-  if (codeKeys.length > 0) for (const row of await live().where('code_key', 'in', [...new Set(codeKeys)]).execute()) byId.set(row.id, row);
-  if (ids.length > 0) for (const row of await live().where('id', 'in', [...new Set(ids)]).execute()) byId.set(row.id, row);
+  if (codeKeys.length > 0) for (const row of await liveVouchersByCodeKey.all(db, { projectId, codeKeys: [...new Set(codeKeys)] })) byId.set(row.id, row);
+  if (ids.length > 0) for (const row of await liveVouchersById.all(db, { projectId, ids: [...new Set(ids)] })) byId.set(row.id, row);
   if (byId.size === 0) return [];
   if (lock && isPostgres(db)) {
     // Locked in id order by one statement (so two requests never lock the same vouchers in opposite
     // orders), and read again under the lock: the rows answered are the latest committed versions.
-    return live().where('id', 'in', [...byId.keys()]).orderBy('id').forUpdate().execute();
+    return liveVouchersLocked.all(db, { projectId, ids: [...byId.keys()] });
   }
   return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type SqlBool, type Expression } from 'kysely';
 import type { Executor } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { RedemptionsTable } from './schema.ts';
 
 // Redemption records (`r_…`, `rf_…`) and rollback records (`rr_…`, `rrf_…`), and the customer redemption
@@ -8,8 +9,10 @@ import type { RedemptionsTable } from './schema.ts';
 
 export type RedemptionRow = Selectable<RedemptionsTable>;
 
+const insertRedemptionRow = prepared((db, p: { row: Insertable<RedemptionsTable> }) => db.insertInto('redemptions').values(p.row));
+
 export async function insertRedemption(db: Executor, row: Insertable<RedemptionsTable>): Promise<void> {
-  await db.insertInto('redemptions').values(row).execute();
+  await insertRedemptionRow.run(db, { row });
 }
 
 export async function findRedemption(db: Executor, projectId: string, id: string): Promise<RedemptionRow | undefined> {

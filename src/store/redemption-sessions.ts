@@ -1,4 +1,5 @@
 import type { Executor } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { LockKind } from './schema.ts';
 
 // Session locks (promotions reference 6.10): what validations with `session.type = LOCK` reserved, per
@@ -17,6 +18,29 @@ const NONE: LockedAmounts = { quantity: 0, credits: 0, points: 0 };
  * The live reservations on each voucher held by sessions other than `ownKey` (one query for all the
  * vouchers of a request, served by redemption_locks_voucher).
  */
+const lockedAmounts = prepared((db, p: { projectId: string; voucherIds: string[]; now: string }) =>
+  db
+    .selectFrom('redemption_locks')
+    .select(['voucher_id', 'kind'])
+    .select((eb) => eb.fn.sum<number>('amount').as('amount'))
+    .where('project_id', '=', p.projectId)
+    .where('voucher_id', 'in', p.voucherIds)
+    .where('expires_at', '>', p.now)
+    .groupBy(['voucher_id', 'kind']),
+);
+
+const lockedAmountsOfOthers = prepared((db, p: { projectId: string; voucherIds: string[]; now: string; ownKey: string }) =>
+  db
+    .selectFrom('redemption_locks')
+    .select(['voucher_id', 'kind'])
+    .select((eb) => eb.fn.sum<number>('amount').as('amount'))
+    .where('project_id', '=', p.projectId)
+    .where('voucher_id', 'in', p.voucherIds)
+    .where('expires_at', '>', p.now)
+    .where('session_key', '!=', p.ownKey)
+    .groupBy(['voucher_id', 'kind']),
+);
+
 export async function lockedByOthers(
   db: Executor,
   projectId: string,
@@ -26,15 +50,9 @@ export async function lockedByOthers(
 ): Promise<Map<string, LockedAmounts>> {
   const out = new Map<string, LockedAmounts>();
   if (voucherIds.length === 0) return out;
-  let query = db
-    .selectFrom('redemption_locks')
-    .select(['voucher_id', 'kind'])
-    .select((eb) => eb.fn.sum<number>('amount').as('amount'))
-    .where('project_id', '=', projectId)
-    .where('voucher_id', 'in', [...new Set(voucherIds)])
-    .where('expires_at', '>', now);
-  if (ownKey !== null) query = query.where('session_key', '!=', ownKey);
-  for (const row of await query.groupBy(['voucher_id', 'kind']).execute()) {
+  const args = { projectId, voucherIds: [...new Set(voucherIds)], now };
+  const rows = ownKey === null ? await lockedAmounts.all(db, args) : await lockedAmountsOfOthers.all(db, { ...args, ownKey });
+  for (const row of rows) {
     const current = out.get(row.voucher_id) ?? { ...NONE };
     current[row.kind] = Number(row.amount);
     out.set(row.voucher_id, current);

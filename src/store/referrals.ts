@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import type { FieldCatalog, ParsedFilter } from '../domain/filters/filter.ts';
 import type { Dialect, Executor } from './db.ts';
 import { filterCondition } from './filter-sql.ts';
+import { prepared } from './prepared.ts';
 import type { RedeemableHoldersTable, ReferralsTable } from './schema.ts';
 
 // Referral programs: who holds a referral code (its referrer and its referees) and which customers were
@@ -114,18 +115,15 @@ export interface CustomerReferrals {
   campaigns: Array<{ campaign_id: string; referrer_id: string; related_object_id: string; related_object_type: string; date: string }>;
 }
 
+const referralsOf = prepared((db, p: { projectId: string; ids: string[] }) =>
+  db.selectFrom('referrals').selectAll().where('project_id', '=', p.projectId).where('customer_id', 'in', p.ids).orderBy('created_at').orderBy('id'),
+);
+
 export async function referralsOfCustomers(db: Executor, projectId: string, customerIds: readonly string[]): Promise<Map<string, CustomerReferrals>> {
   const out = new Map<string, CustomerReferrals>();
   const ids = [...new Set(customerIds)];
   if (ids.length === 0) return out;
-  const rows = await db
-    .selectFrom('referrals')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('customer_id', 'in', ids)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  const rows = await referralsOf.all(db, { projectId, ids });
   for (const row of rows) {
     const entry = out.get(row.customer_id) ?? { total: 0, campaigns: [] };
     entry.total += 1;

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { ValidationRuleAssignmentsTable, ValidationRulesTable } from './schema.ts';
 
 // Validation rules, the objects they refer to, and their assignments. Every query names its project.
@@ -217,7 +218,35 @@ export interface AssignmentListQuery {
   relatedObjectId?: string;
 }
 
+// The assignments of one object are read with every voucher, tier and campaign, so that list is prepared.
+const assignmentsOfObject = prepared((db, p: { projectId: string; relatedObjectId: string; offset: number; limit: number }) =>
+  db
+    .selectFrom('validation_rule_assignments')
+    .selectAll()
+    .where('project_id', '=', p.projectId)
+    .where('related_object_id', '=', p.relatedObjectId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .offset(p.offset)
+    .limit(p.limit),
+);
+
+const assignmentCountOfObject = prepared((db, p: { projectId: string; relatedObjectId: string }) =>
+  db
+    .selectFrom('validation_rule_assignments')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('project_id', '=', p.projectId)
+    .where('related_object_id', '=', p.relatedObjectId),
+);
+
 export async function listAssignments(db: Executor, q: AssignmentListQuery): Promise<{ rows: AssignmentRow[]; total: number }> {
+  if (q.ruleId === undefined && q.relatedObjectId !== undefined && !q.descending) {
+    const args = { projectId: q.projectId, relatedObjectId: q.relatedObjectId };
+    const rows = await assignmentsOfObject.all(db, { ...args, offset: q.offset, limit: q.limit });
+    // A page that is not full and starts at the beginning holds every assignment: no count needed.
+    const total = q.offset === 0 && rows.length < q.limit ? rows.length : Number((await assignmentCountOfObject.first(db, args))?.n ?? 0);
+    return { rows, total };
+  }
   let base = db.selectFrom('validation_rule_assignments').where('project_id', '=', q.projectId);
   if (q.ruleId !== undefined) base = base.where('rule_id', '=', q.ruleId);
   if (q.relatedObjectId !== undefined) base = base.where('related_object_id', '=', q.relatedObjectId);
@@ -227,14 +256,8 @@ export async function listAssignments(db: Executor, q: AssignmentListQuery): Pro
   return { rows, total: Number(total.n) };
 }
 
-/** The assignments of the given objects with their rules, oldest assignment first. */
-export async function assignedRules(
-  db: Executor,
-  projectId: string,
-  objects: ReadonlyArray<{ type: string; id: string }>,
-): Promise<Array<{ assignment: AssignmentRow; rule: ValidationRuleRow }>> {
-  if (objects.length === 0) return [];
-  const rows = await db
+const assignmentsWithRules = prepared((db, p: { projectId: string; objectIds: string[] }) =>
+  db
     .selectFrom('validation_rule_assignments as a')
     .innerJoin('validation_rules as r', (join) => join.onRef('r.id', '=', 'a.rule_id').onRef('r.project_id', '=', 'a.project_id'))
     .select([
@@ -246,11 +269,20 @@ export async function assignedRules(
       'a.created_at as a_created_at',
     ])
     .selectAll('r')
-    .where('a.project_id', '=', projectId)
-    .where('a.related_object_id', 'in', objects.map((o) => o.id))
+    .where('a.project_id', '=', p.projectId)
+    .where('a.related_object_id', 'in', p.objectIds)
     .orderBy('a.created_at')
-    .orderBy('a.id')
-    .execute();
+    .orderBy('a.id'),
+);
+
+/** The assignments of the given objects with their rules, oldest assignment first. */
+export async function assignedRules(
+  db: Executor,
+  projectId: string,
+  objects: ReadonlyArray<{ type: string; id: string }>,
+): Promise<Array<{ assignment: AssignmentRow; rule: ValidationRuleRow }>> {
+  if (objects.length === 0) return [];
+  const rows = await assignmentsWithRules.all(db, { projectId, objectIds: objects.map((o) => o.id) });
   const wanted = new Set(objects.map((o) => `${o.type}\u0000${o.id}`));
   return rows
     .filter((row) => wanted.has(`${row.a_related_object_type}\u0000${row.a_related_object_id}`))

@@ -1,5 +1,6 @@
 import { CompiledQuery, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
+import { prepared } from './prepared.ts';
 import { projectCodesAreCaseSensitive } from './projects.ts';
 import { deleteAssignmentsOf } from './validation-rules.ts';
 import type { VouchersTable } from './schema.ts';
@@ -65,25 +66,20 @@ function groupByColumns(rows: Insertable<VouchersTable>[]): Insertable<VouchersT
   return [...groups.values()];
 }
 
+const liveVoucherByCodeKey = prepared((db, p: { projectId: string; codeKey: string }) =>
+  db.selectFrom('vouchers').selectAll().where('project_id', '=', p.projectId).where('code_key', '=', p.codeKey).where('binned_at', 'is', null),
+);
+
+const liveVoucherById = prepared((db, p: { projectId: string; id: string }) =>
+  db.selectFrom('vouchers').selectAll().where('project_id', '=', p.projectId).where('id', '=', p.id).where('binned_at', 'is', null),
+);
+
 export async function findLiveVoucherByCode(db: Executor, projectId: string, code: string): Promise<VoucherRow | undefined> {
-  const key = await codeKey(db, projectId, code);
-  return db
-    .selectFrom('vouchers')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('code_key', '=', key)
-    .where('binned_at', 'is', null)
-    .executeTakeFirst();
+  return liveVoucherByCodeKey.first(db, { projectId, codeKey: await codeKey(db, projectId, code) });
 }
 
 export async function findLiveVoucherById(db: Executor, projectId: string, id: string): Promise<VoucherRow | undefined> {
-  return db
-    .selectFrom('vouchers')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('id', '=', id)
-    .where('binned_at', 'is', null)
-    .executeTakeFirst();
+  return liveVoucherById.first(db, { projectId, id });
 }
 
 /** A voucher named by code, or by id (`v_…`) where the API allows either. */

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { prepared } from '../../src/store/prepared.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+// Prepared queries are compiled once with placeholders; these tests check that every run binds its own
+// arguments (single values, lists of several lengths, constants written into the build) on both
+// databases, inside and outside transactions, and that a build misusing an argument fails loudly.
+
+const CREATED = '2026-01-01T00:00:00.000Z';
+
+function projectRow(id: string) {
+  return {
+    id,
+    name: id,
+    description: '',
+    timezone: 'UTC',
+    currency: 'USD',
+    dial_code: null,
+    webhook_version: 'v2024-01-01',
+    api_version: 'v2018-08-01',
+    cluster_id: 'local',
+    case_sensitive_codes: false,
+    is_sandbox: false,
+    is_default: false,
+    client_trusted_domains: '[]',
+    client_redeem_enabled: false,
+    client_publish_enabled: false,
+    client_list_vouchers_enabled: false,
+    client_create_customer_enabled: false,
+    client_loyalty_events_enabled: false,
+    client_set_voucher_expiration_date_enabled: false,
+    webhooks_callout_notifications: '{}',
+    api_usage_notifications: '{}',
+    default_code_config: null,
+    limits: null,
+    webhook_token: `token-${id}`,
+    created_at: CREATED,
+  };
+}
+
+const byName = prepared((db, p: { projectId: string; name: string }) =>
+  db.selectFrom('categories').select(['id', 'name', 'hierarchy']).where('project_id', '=', p.projectId).where('name', '=', p.name),
+);
+
+const byIds = prepared((db, p: { projectId: string; ids: string[] }) =>
+  db.selectFrom('categories').select('id').where('project_id', '=', p.projectId).where('id', 'in', p.ids).orderBy('id'),
+);
+
+/** A constant (`'cat_b'`) between two arguments: the compiled parameters mix both. */
+const notBWithin = prepared((db, p: { projectId: string; maxHierarchy: number }) =>
+  db
+    .selectFrom('categories')
+    .select('id')
+    .where('project_id', '=', p.projectId)
+    .where('id', '<>', 'cat_b')
+    .where('hierarchy', '<=', p.maxHierarchy)
+    .orderBy('id'),
+);
+
+const rename = prepared((db, p: { projectId: string; id: string; name: string }) =>
+  db.updateTable('categories').set({ name: p.name }).where('project_id', '=', p.projectId).where('id', '=', p.id),
+);
+
+const insertCategories = prepared((db, p: { rows: Array<{ id: string; project_id: string; name: string; hierarchy: number; created_at: string; updated_at?: string }> }) =>
+  db.insertInto('categories').values(p.rows),
+);
+
+const patchCategory = prepared((db, p: { projectId: string; id: string; patch: { name?: string; hierarchy?: number } }) =>
+  db.updateTable('categories').set(p.patch).where('project_id', '=', p.projectId).where('id', '=', p.id),
+);
+
+const hierarchyOf = prepared((db, p: { id: string }) => db.selectFrom('categories').select(['name', 'hierarchy', 'updated_at']).where('id', '=', p.id));
+
+describe('prepared queries', () => {
+  let handle: TestDatabase;
+  before(async () => {
+    handle = await createTestDatabase();
+    for (const id of ['proj_1', 'proj_2']) await handle.db.insertInto('projects').values(projectRow(id)).execute();
+    await handle.db
+      .insertInto('categories')
+      .values(
+        ['a', 'b', 'c', 'd'].map((k, i) => ({ id: `cat_${k}`, project_id: 'proj_1', name: `name ${k}`, hierarchy: i + 1, created_at: CREATED, updated_at: null })),
+      )
+      .execute();
+    await handle.db.insertInto('categories').values({ id: 'cat_x', project_id: 'proj_2', name: 'name a', hierarchy: 1, created_at: CREATED }).execute();
+  });
+  after(async () => handle.close());
+
+  test('each run binds its own arguments', async () => {
+    assert.deepEqual(await byName.first(handle.db, { projectId: 'proj_1', name: 'name c' }), { id: 'cat_c', name: 'name c', hierarchy: 3 });
+    assert.deepEqual(await byName.first(handle.db, { projectId: 'proj_2', name: 'name a' }), { id: 'cat_x', name: 'name a', hierarchy: 1 });
+    assert.equal(await byName.first(handle.db, { projectId: 'proj_2', name: 'name c' }), undefined);
+  });
+
+  test('a list argument binds each member, whatever its length', async () => {
+    const ids = async (list: string[]) => (await byIds.all(handle.db, { projectId: 'proj_1', ids: list })).map((r) => r.id);
+    assert.deepEqual(await ids(['cat_d']), ['cat_d']);
+    assert.deepEqual(await ids(['cat_d', 'cat_a', 'cat_x']), ['cat_a', 'cat_d']);
+    assert.deepEqual(await ids(['cat_b', 'cat_c']), ['cat_b', 'cat_c']);
+    assert.deepEqual(await ids(['cat_a']), ['cat_a']);
+  });
+
+  test('constants written into the build stay in place between the arguments', async () => {
+    const ids = async (maxHierarchy: number) => (await notBWithin.all(handle.db, { projectId: 'proj_1', maxHierarchy })).map((r) => r.id);
+    assert.deepEqual(await ids(3), ['cat_a', 'cat_c']);
+    assert.deepEqual(await ids(1), ['cat_a']);
+  });
+
+  test('writes report affected rows and run inside a transaction', async () => {
+    await handle.db.transaction().execute(async (tx) => {
+      const result = await rename.run(tx, { projectId: 'proj_1', id: 'cat_a', name: 'renamed' });
+      assert.equal(Number(result.numAffectedRows), 1);
+      assert.equal((await byName.first(tx, { projectId: 'proj_1', name: 'renamed' }))?.id, 'cat_a');
+    });
+    const missed = await rename.run(handle.db, { projectId: 'proj_2', id: 'cat_a', name: 'other' });
+    assert.equal(Number(missed.numAffectedRows), 0);
+  });
+
+  test('rows to insert and columns to set bind per key, whichever keys a call sends', async () => {
+    const row = (id: string, hierarchy: number) => ({ id, project_id: 'proj_2', name: id, hierarchy, created_at: CREATED });
+    await insertCategories.run(handle.db, { rows: [row('cat_r1', 7), row('cat_r2', 8)] });
+    await insertCategories.run(handle.db, { rows: [{ ...row('cat_r3', 9), updated_at: '2026-02-02T00:00:00.000Z' }] });
+    assert.deepEqual(await hierarchyOf.first(handle.db, { id: 'cat_r2' }), { name: 'cat_r2', hierarchy: 8, updated_at: null });
+    assert.deepEqual(await hierarchyOf.first(handle.db, { id: 'cat_r3' }), { name: 'cat_r3', hierarchy: 9, updated_at: '2026-02-02T00:00:00.000Z' });
+
+    await patchCategory.run(handle.db, { projectId: 'proj_2', id: 'cat_r1', patch: { hierarchy: 70 } });
+    await patchCategory.run(handle.db, { projectId: 'proj_2', id: 'cat_r1', patch: { name: 'renamed r1', hierarchy: undefined } });
+    assert.deepEqual(await hierarchyOf.first(handle.db, { id: 'cat_r1' }), { name: 'renamed r1', hierarchy: 70, updated_at: null });
+  });
+
+  test('an expression passed as an argument is refused (it belongs in the build)', async () => {
+    await assert.rejects(patchCategory.run(handle.db, { projectId: 'proj_2', id: 'cat_r1', patch: { hierarchy: sql<number>`hierarchy + 1` as unknown as number } }), /plain value/);
+  });
+
+  test('a build that writes an argument into the SQL text or ignores it is refused', async () => {
+    const inlined = prepared((db, p: { name: string }) => db.selectFrom('categories').select('id').where(sql.lit(p.name), '=', 'x'));
+    await assert.rejects(inlined.all(handle.db, { name: 'x' }), /SQL text/);
+    const ignored = prepared((db, _p: { projectId: string }) => db.selectFrom('categories').select('id'));
+    await assert.rejects(ignored.all(handle.db, { projectId: 'proj_1' }), /not a parameter/);
+  });
+});
