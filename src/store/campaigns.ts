@@ -11,28 +11,21 @@ export async function insertCampaign(db: Executor, row: Insertable<CampaignsTabl
   await db.insertInto('campaigns').values(row).execute();
 }
 
+const liveCampaignById = prepared((db, p: { projectId: string; id: string }) =>
+  db.selectFrom('campaigns').selectAll().where('project_id', '=', p.projectId).where('id', '=', p.id).where('binned_at', 'is', null),
+);
+
+const liveCampaignByName = prepared((db, p: { projectId: string; name: string }) =>
+  db.selectFrom('campaigns').selectAll().where('project_id', '=', p.projectId).where('name', '=', p.name).where('binned_at', 'is', null),
+);
+
 export async function findLiveCampaignById(db: Executor, projectId: string, id: string): Promise<CampaignRow | undefined> {
-  return db
-    .selectFrom('campaigns')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('id', '=', id)
-    .where('binned_at', 'is', null)
-    .executeTakeFirst();
+  return liveCampaignById.first(db, { projectId, id });
 }
 
 /** Paths name a campaign by id or by name (seed 4.5); an id match wins. */
 export async function findLiveCampaign(db: Executor, projectId: string, idOrName: string): Promise<CampaignRow | undefined> {
-  return (
-    (await findLiveCampaignById(db, projectId, idOrName)) ??
-    (await db
-      .selectFrom('campaigns')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('name', '=', idOrName)
-      .where('binned_at', 'is', null)
-      .executeTakeFirst())
-  );
+  return (await findLiveCampaignById(db, projectId, idOrName)) ?? (await liveCampaignByName.first(db, { projectId, name: idOrName }));
 }
 
 export async function findCampaignInAnyState(db: Executor, projectId: string, id: string): Promise<CampaignRow | undefined> {

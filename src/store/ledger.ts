@@ -10,12 +10,16 @@ import type { LoyaltyBucketsTable, VoucherTransactionsTable } from './schema.ts'
 export type BucketRow = Selectable<LoyaltyBucketsTable>;
 export type TransactionRow = Selectable<VoucherTransactionsTable>;
 
+const transactionInsert = prepared((db, p: { row: Insertable<VoucherTransactionsTable> }) => db.insertInto('voucher_transactions').values(p.row));
+
 export async function insertTransaction(db: Executor, row: Insertable<VoucherTransactionsTable>): Promise<void> {
-  await db.insertInto('voucher_transactions').values(row).execute();
+  await transactionInsert.run(db, { row });
 }
 
+const bucketInsert = prepared((db, p: { row: Insertable<LoyaltyBucketsTable> }) => db.insertInto('loyalty_buckets').values(p.row));
+
 export async function insertBucket(db: Executor, row: Insertable<LoyaltyBucketsTable>): Promise<void> {
-  await db.insertInto('loyalty_buckets').values(row).execute();
+  await bucketInsert.run(db, { row });
 }
 
 /** Adds points to an existing active bucket (a refund putting points back where they came from). */
@@ -30,24 +34,27 @@ export async function refillBucket(db: Executor, projectId: string, bucketId: st
   return Number(result.numUpdatedRows) === 1;
 }
 
+const spendable = prepared((db, p: { projectId: string; voucherId: string; today: string }) =>
+  db
+    .selectFrom('loyalty_buckets')
+    .selectAll()
+    .where('project_id', '=', p.projectId)
+    .where('voucher_id', '=', p.voucherId)
+    .where('status', '=', 'ACTIVE')
+    .where('points', '>', 0)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>=', p.today)]))
+    .orderBy(sql`case when expires_at is null then 1 else 0 end`)
+    .orderBy('expires_at')
+    .orderBy('id'),
+);
+
 /**
  * Spendable buckets of a card, soonest expiry first and never-expiring last (the order points are spent
  * in, loyalty reference 2.8.2). Buckets that expired on or before `today` are not spendable even if the
  * nightly job has not marked them yet.
  */
 export async function spendableBuckets(db: Executor, projectId: string, voucherId: string, today: string): Promise<BucketRow[]> {
-  return db
-    .selectFrom('loyalty_buckets')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('voucher_id', '=', voucherId)
-    .where('status', '=', 'ACTIVE')
-    .where('points', '>', 0)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>=', today)]))
-    .orderBy(sql`case when expires_at is null then 1 else 0 end`)
-    .orderBy('expires_at')
-    .orderBy('id')
-    .execute();
+  return spendable.all(db, { projectId, voucherId, today });
 }
 
 /** Takes points out of one bucket, only if it still holds them. */
@@ -67,7 +74,6 @@ export interface NextExpiration {
   points: number;
 }
 
-/** For each card, the earliest expiry date among its active buckets holding points, and how many expire then. */
 const activeExpirations = prepared((db, p: { projectId: string; voucherIds: string[]; today: string }) =>
   db
     .selectFrom('loyalty_buckets')
@@ -82,6 +88,7 @@ const activeExpirations = prepared((db, p: { projectId: string; voucherIds: stri
     .groupBy(['voucher_id', 'expires_at']),
 );
 
+/** For each card, the earliest expiry date among its active buckets holding points, and how many expire then. */
 export async function nextExpirations(
   db: Executor,
   projectId: string,

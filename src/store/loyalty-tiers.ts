@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type SqlBool } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { LoyaltyTierMembersTable, LoyaltyTiersTable } from './schema.ts';
 
 // Loyalty tiers of a program and the tier each card holds. Every query is limited to one project.
@@ -22,16 +23,13 @@ export async function findTiersByIds(db: Executor, projectId: string, ids: reado
   return new Map(rows.map((r) => [r.id, r]));
 }
 
+const campaignTiers = prepared((db, p: { projectId: string; campaignId: string }) =>
+  db.selectFrom('loyalty_tiers').selectAll().where('project_id', '=', p.projectId).where('campaign_id', '=', p.campaignId).orderBy('points_from').orderBy('id'),
+);
+
 /** Every tier of a program, lowest range first (programs have a handful; the range index serves it). */
 export async function tiersOfCampaign(db: Executor, projectId: string, campaignId: string): Promise<TierRow[]> {
-  return db
-    .selectFrom('loyalty_tiers')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('campaign_id', '=', campaignId)
-    .orderBy('points_from')
-    .orderBy('id')
-    .execute();
+  return campaignTiers.all(db, { projectId, campaignId });
 }
 
 /**
@@ -57,8 +55,12 @@ export async function listTiers(
   return { rows, total: Number(total.n) };
 }
 
+const membershipOf = prepared((db, p: { projectId: string; voucherId: string }) =>
+  db.selectFrom('loyalty_tier_members').selectAll().where('project_id', '=', p.projectId).where('voucher_id', '=', p.voucherId),
+);
+
 export async function findMembership(db: Executor, projectId: string, voucherId: string): Promise<TierMemberRow | undefined> {
-  return db.selectFrom('loyalty_tier_members').selectAll().where('project_id', '=', projectId).where('voucher_id', '=', voucherId).executeTakeFirst();
+  return membershipOf.first(db, { projectId, voucherId });
 }
 
 export async function findMemberships(db: Executor, projectId: string, voucherIds: readonly string[]): Promise<Map<string, TierMemberRow>> {

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type SqlBool } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
 import { fromJson } from './json.ts';
+import { prepared } from './prepared.ts';
 import type { LoyaltyBucketsTable, LoyaltyPendingPointsTable, VoucherTransactionsTable } from './schema.ts';
 import type { EventSource } from './events.ts';
 import type { VoucherRow } from './vouchers.ts';
@@ -11,6 +12,11 @@ import type { VoucherRow } from './vouchers.ts';
 export type PendingPointsRow = Selectable<LoyaltyPendingPointsTable>;
 export type BucketRow = Selectable<LoyaltyBucketsTable>;
 
+const liveCardsLocked = prepared((db, p: { projectId: string; ids: string[] }) => {
+  const query = db.selectFrom('vouchers').selectAll().where('project_id', '=', p.projectId).where('id', 'in', p.ids).where('binned_at', 'is', null).orderBy('id');
+  return isPostgres(db) ? query.forUpdate() : query;
+});
+
 /**
  * Takes the row locks of the given cards, always in id order, and answers them as they are now. Two
  * requests that touch the same cards (opposite transfers, a transfer racing the expiry job) therefore
@@ -20,15 +26,7 @@ export async function lockCards(db: Executor, projectId: string, ids: readonly s
   const sorted = [...new Set(ids)].sort();
   const out = new Map<string, VoucherRow>();
   if (sorted.length === 0) return out;
-  let query = db
-    .selectFrom('vouchers')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('id', 'in', sorted)
-    .where('binned_at', 'is', null)
-    .orderBy('id');
-  if (isPostgres(db)) query = query.forUpdate();
-  for (const row of await query.execute()) out.set(row.id, row);
+  for (const row of await liveCardsLocked.all(db, { projectId, ids: sorted })) out.set(row.id, row);
   return out;
 }
 

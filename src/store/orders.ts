@@ -11,18 +11,21 @@ import type { OrdersTable } from './schema.ts';
 
 export type OrderRow = Selectable<OrdersTable>;
 
+const orderInsertIfAbsent = prepared((db, p: { row: Insertable<OrdersTable> }) =>
+  db
+    .insertInto('orders')
+    .values(p.row)
+    .onConflict((oc) => oc.columns(['project_id', 'source_id']).where('source_id', 'is not', null).doNothing()),
+);
+
 /**
  * Inserts an order unless one of the project already holds its source_id; the unique index decides, so
  * concurrent creates cannot both win. The conflict is skipped rather than raised, so the caller's
  * transaction stays usable to read and update the winner. Returns whether the row was inserted.
  */
 export async function insertOrderIfAbsent(db: Executor, row: Insertable<OrdersTable>): Promise<boolean> {
-  const result = await db
-    .insertInto('orders')
-    .values(row)
-    .onConflict((oc) => oc.columns(['project_id', 'source_id']).where('source_id', 'is not', null).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  const result = await orderInsertIfAbsent.run(db, { row });
+  return Number(result.numAffectedRows ?? 0) === 1;
 }
 
 interface LockOption {
@@ -33,10 +36,15 @@ interface LockOption {
   forUpdate?: boolean;
 }
 
+const orderById = prepared((db, p: { projectId: string; id: string }) => db.selectFrom('orders').selectAll().where('project_id', '=', p.projectId).where('id', '=', p.id));
+
+const orderByIdLocked = prepared((db, p: { projectId: string; id: string }) => {
+  const query = db.selectFrom('orders').selectAll().where('project_id', '=', p.projectId).where('id', '=', p.id);
+  return isPostgres(db) ? query.forUpdate() : query;
+});
+
 export async function findOrderById(db: Executor, projectId: string, id: string, options: LockOption = {}): Promise<OrderRow | undefined> {
-  let query = db.selectFrom('orders').selectAll().where('project_id', '=', projectId).where('id', '=', id);
-  if (options.forUpdate && isPostgres(db)) query = query.forUpdate();
-  return query.executeTakeFirst();
+  return (options.forUpdate ? orderByIdLocked : orderById).first(db, { projectId, id });
 }
 
 export async function findOrderBySourceId(
@@ -92,6 +100,27 @@ export async function lockCustomers(db: Executor, projectId: string, customerIds
     .execute();
 }
 
+const customerOrderSummaryUpdate = prepared((db, p: { projectId: string; customerId: string; countDelta: number; amountDelta: number }) => {
+  const latest = db
+    .selectFrom('orders')
+    .where('project_id', '=', p.projectId)
+    .where('customer_id', '=', p.customerId)
+    .where('status', 'in', COUNTED_STATUSES)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1);
+  return db
+    .updateTable('customers')
+    .set((eb) => ({
+      orders_total_count: eb('orders_total_count', '+', p.countDelta),
+      orders_total_amount: eb('orders_total_amount', '+', p.amountDelta),
+      orders_last_order_amount: latest.select('total_amount'),
+      orders_last_order_date: latest.select('created_at'),
+    }))
+    .where('project_id', '=', p.projectId)
+    .where('id', '=', p.customerId);
+});
+
 /**
  * Moves one customer's order counters by the given deltas and recomputes their latest counted order
  * (the counted order created last) in the same statement. Counters are never read into JS: the deltas
@@ -104,25 +133,7 @@ export async function applyCustomerOrderSummary(
   countDelta: number,
   amountDelta: number,
 ): Promise<void> {
-  const latest = db
-    .selectFrom('orders')
-    .where('project_id', '=', projectId)
-    .where('customer_id', '=', customerId)
-    .where('status', 'in', COUNTED_STATUSES)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1);
-  await db
-    .updateTable('customers')
-    .set((eb) => ({
-      orders_total_count: eb('orders_total_count', '+', countDelta),
-      orders_total_amount: eb('orders_total_amount', '+', amountDelta),
-      orders_last_order_amount: latest.select('total_amount'),
-      orders_last_order_date: latest.select('created_at'),
-    }))
-    .where('project_id', '=', projectId)
-    .where('id', '=', customerId)
-    .execute();
+  await customerOrderSummaryUpdate.run(db, { projectId, customerId, countDelta, amountDelta });
 }
 
 export type OrderSortKey = 'created_at' | 'updated_at';

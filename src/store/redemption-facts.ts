@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { isPostgres, type Dialect, type Executor } from './db.ts';
+import { isPostgres, type Db, type Dialect, type Executor } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { VoucherRow } from './vouchers.ts';
 
@@ -121,22 +121,33 @@ export async function redemptionCounts(db: Executor, dialect: Dialect, q: CountQ
   return { count: Number(row.n), amount: Number(row.amount ?? 0), discount: Number(row.discount ?? 0) };
 }
 
+function useVoucher(db: Db, p: { projectId: string; voucherId: string; now: string }, ownSession: RawBuilder<unknown>) {
+  const reserved = sql<number>`(select coalesce(sum(l.amount), 0) from redemption_locks as l where l.project_id = ${p.projectId} and l.voucher_id = ${p.voucherId} and l.kind = 'quantity' and l.expires_at > ${p.now}${ownSession})`;
+  return db
+    .updateTable('vouchers')
+    .set({ redeemed_quantity: sql<number>`redeemed_quantity + 1`, updated_at: p.now })
+    .where('project_id', '=', p.projectId)
+    .where('id', '=', p.voucherId)
+    .where('binned_at', 'is', null)
+    .where((eb) => eb.or([eb('redemption_quantity', 'is', null), eb(sql<number>`redeemed_quantity + ${reserved}`, '<', eb.ref('redemption_quantity'))]));
+}
+
+const voucherUse = {
+  anySession: prepared((db, p: { projectId: string; voucherId: string; now: string }) => useVoucher(db, p, sql``)),
+  otherSessions: prepared((db, p: { projectId: string; voucherId: string; now: string; ownSessionKey: string }) =>
+    useVoucher(db, p, sql` and l.session_key <> ${p.ownSessionKey}`),
+  ),
+};
+
 /**
  * One use of a voucher by a redemption: `redeemed_quantity` goes up by one only while the uses so far
  * plus the live reservations of other sessions stay below the limit, in one conditional statement.
  * Answers false (nothing changed) when the limit is reached: `quantity_exceeded`.
  */
 export async function useVoucherOnce(db: Executor, projectId: string, voucherId: string, ownSessionKey: string | null, now: string): Promise<boolean> {
-  const reserved = sql<number>`(select coalesce(sum(l.amount), 0) from redemption_locks as l where l.project_id = ${projectId} and l.voucher_id = ${voucherId} and l.kind = 'quantity' and l.expires_at > ${now}${ownSessionKey === null ? sql`` : sql` and l.session_key <> ${ownSessionKey}`})`;
-  const result = await db
-    .updateTable('vouchers')
-    .set({ redeemed_quantity: sql<number>`redeemed_quantity + 1`, updated_at: now })
-    .where('project_id', '=', projectId)
-    .where('id', '=', voucherId)
-    .where('binned_at', 'is', null)
-    .where((eb) => eb.or([eb('redemption_quantity', 'is', null), eb(sql<number>`redeemed_quantity + ${reserved}`, '<', eb.ref('redemption_quantity'))]))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const args = { projectId, voucherId, now };
+  const result = ownSessionKey === null ? await voucherUse.anySession.run(db, args) : await voucherUse.otherSessions.run(db, { ...args, ownSessionKey });
+  return Number(result.numAffectedRows) === 1;
 }
 
 /** A rollback gives a voucher's use back (never below zero). */

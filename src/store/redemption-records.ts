@@ -52,23 +52,30 @@ export async function markRolledBack(db: Executor, projectId: string, id: string
   return Number(result.numUpdatedRows) === 1;
 }
 
+function customerRedemptionCountQuery(result: 'SUCCESS' | 'FAILURE') {
+  return prepared((db, p: { projectId: string; customerId: string; n: number }) =>
+    db
+      .updateTable('customers')
+      .set({
+        redemptions_total_redeemed: sql<number>`redemptions_total_redeemed + ${p.n}`,
+        ...(result === 'SUCCESS'
+          ? { redemptions_total_succeeded: sql<number>`redemptions_total_succeeded + ${p.n}` }
+          : { redemptions_total_failed: sql<number>`redemptions_total_failed + ${p.n}` }),
+      })
+      .where('project_id', '=', p.projectId)
+      .where('id', '=', p.customerId),
+  );
+}
+
+const customerRedemptionCount = { SUCCESS: customerRedemptionCountQuery('SUCCESS'), FAILURE: customerRedemptionCountQuery('FAILURE') };
+
 /**
  * One redemption attempt of a customer: `total_redeemed` and `total_succeeded` or `total_failed` go up
  * by `n` (promotions reference 9.3), in one statement.
  */
 export async function countCustomerRedemption(db: Executor, projectId: string, customerId: string, result: 'SUCCESS' | 'FAILURE', n = 1): Promise<void> {
   if (n <= 0) return;
-  await db
-    .updateTable('customers')
-    .set({
-      redemptions_total_redeemed: sql<number>`redemptions_total_redeemed + ${n}`,
-      ...(result === 'SUCCESS'
-        ? { redemptions_total_succeeded: sql<number>`redemptions_total_succeeded + ${n}` }
-        : { redemptions_total_failed: sql<number>`redemptions_total_failed + ${n}` }),
-    })
-    .where('project_id', '=', projectId)
-    .where('id', '=', customerId)
-    .execute();
+  await customerRedemptionCount[result].run(db, { projectId, customerId, n });
 }
 
 /**
@@ -92,17 +99,25 @@ export async function countCustomerRollback(db: Executor, projectId: string, cus
     .execute();
 }
 
+const orderRedemptionsOf = prepared((db, p: { projectId: string; orderId: string }) =>
+  db.selectFrom('orders').select('redemptions').where('project_id', '=', p.projectId).where('id', '=', p.orderId),
+);
+
+const orderRedemptionsUpdate = prepared((db, p: { projectId: string; orderId: string; redemptions: string }) =>
+  db.updateTable('orders').set({ redemptions: p.redemptions }).where('project_id', '=', p.projectId).where('id', '=', p.orderId),
+);
+
 /**
  * Merges entries into an order's `redemptions` map (new redemptions, or rollback members of existing
  * entries). The caller holds the order (it wrote the order in the same transaction, or holds the
  * order's lock), so the map is read and written back without a lost update.
  */
 export async function mergeOrderRedemptions<E extends object>(db: Executor, projectId: string, orderId: string, entries: Record<string, Partial<E>>): Promise<Record<string, E>> {
-  const row = await db.selectFrom('orders').select('redemptions').where('project_id', '=', projectId).where('id', '=', orderId).executeTakeFirst();
+  const row = await orderRedemptionsOf.first(db, { projectId, orderId });
   if (!row) throw new Error(`order ${orderId} vanished inside the transaction that holds it`);
   const map = JSON.parse(row.redemptions) as Record<string, E>;
   for (const [id, entry] of Object.entries(entries)) map[id] = { ...(map[id] ?? {}), ...entry } as E;
-  await db.updateTable('orders').set({ redemptions: JSON.stringify(map) }).where('project_id', '=', projectId).where('id', '=', orderId).execute();
+  await orderRedemptionsUpdate.run(db, { projectId, orderId, redemptions: JSON.stringify(map) });
   return map;
 }
 

@@ -14,10 +14,6 @@ export interface LockedAmounts {
 
 const NONE: LockedAmounts = { quantity: 0, credits: 0, points: 0 };
 
-/**
- * The live reservations on each voucher held by sessions other than `ownKey` (one query for all the
- * vouchers of a request, served by redemption_locks_voucher).
- */
 const lockedAmounts = prepared((db, p: { projectId: string; voucherIds: string[]; now: string }) =>
   db
     .selectFrom('redemption_locks')
@@ -41,6 +37,10 @@ const lockedAmountsOfOthers = prepared((db, p: { projectId: string; voucherIds: 
     .groupBy(['voucher_id', 'kind']),
 );
 
+/**
+ * The live reservations on each voucher held by sessions other than `ownKey` (one query for all the
+ * vouchers of a request, served by redemption_locks_voucher).
+ */
 export async function lockedByOthers(
   db: Executor,
   projectId: string,

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { RewardAssignmentsTable, RewardsTable } from './schema.ts';
 
 // Rewards and their assignments to loyalty programs. Every query is limited to one project. Stock and
@@ -151,15 +152,13 @@ export async function assignmentIdsOfReward(db: Executor, projectId: string, rew
   return { ids: rows.map((r) => r.id), total: Number(total.n) };
 }
 
+const autoRedeemOf = prepared((db, p: { projectId: string; campaignId: string }) =>
+  db.selectFrom('reward_assignments').selectAll().where('project_id', '=', p.projectId).where('campaign_id', '=', p.campaignId).where('auto_redeem', '=', true),
+);
+
 /** The campaign's auto-redeem assignment, if it has one. */
 export async function autoRedeemAssignment(db: Executor, projectId: string, campaignId: string): Promise<AssignmentRow | undefined> {
-  return db
-    .selectFrom('reward_assignments')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('campaign_id', '=', campaignId)
-    .where('auto_redeem', '=', true)
-    .executeTakeFirst();
+  return autoRedeemOf.first(db, { projectId, campaignId });
 }
 
 /** The validation rule assignments guarding a reward assignment (deleted with it). */
