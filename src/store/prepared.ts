@@ -14,6 +14,7 @@ import { isPostgres, type Db, type Executor } from './db.ts';
 // The build function must use its arguments only as values, never to decide the query's shape: it sees
 // placeholders, not the real values. What may shape the query is the dialect (the build gets the handle)
 // and the structure of the arguments, each of which is compiled once:
+// - an argument that is undefined is absent (the build may leave its condition out);
 // - an array of values stands for a value list (`in (…)`): one compilation per list length;
 // - an object stands for a row to insert or a set of columns to update, and an array of objects for
 //   several rows: one compilation per set of keys (keys whose value is undefined are left out, as
@@ -61,6 +62,7 @@ function rowPlaceholders(row: Record<string, unknown>, name: string, index: numb
 function placeholdersFor(args: Args): Args {
   const out: Args = {};
   for (const [name, value] of Object.entries(args)) {
+    if (value === undefined) continue;
     if (Array.isArray(value)) {
       out[name] = value.map((item, i) => {
         if (isRow(item)) return rowPlaceholders(item, name, i);
@@ -95,6 +97,7 @@ function compile<A extends Args>(db: Executor, build: (db: Db, p: A) => Compilab
   const slots = query.parameters.map(parseSlot);
   const used = new Set(slots.flatMap((s) => ('name' in s ? [s.name] : [])));
   for (const name of Object.keys(args)) {
+    if (args[name] === undefined) continue;
     // An unused argument means the build ignored it or turned it into something other than a parameter.
     if (!used.has(name) && !(Array.isArray(args[name]) && (args[name] as unknown[]).length === 0)) {
       throw new Error(`prepared query argument "${name}" is not a parameter of the compiled query`);
@@ -107,7 +110,9 @@ function variantKey(db: Executor, args: Args): string {
   let key = isPostgres(db) ? 'pg' : 'sqlite';
   for (const name in args) {
     const value = args[name];
-    if (Array.isArray(value)) {
+    if (value === undefined) {
+      key += `|${name}:absent`;
+    } else if (Array.isArray(value)) {
       key += `|${name}:${value.length}`;
       for (const item of value) if (isRow(item)) key += `(${definedKeys(item)})`;
     } else if (isRow(value)) {

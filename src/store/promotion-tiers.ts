@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { CampaignRow } from './campaigns.ts';
-import { isPostgres, type Executor } from './db.ts';
+import { isPostgres, type Db, type Executor } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { PromotionTiersTable, ValidationRuleAssignmentsTable } from './schema.ts';
 
@@ -270,31 +270,62 @@ export interface TierListQuery {
   available?: { now: string; closedTierIds: readonly string[]; closedCampaignIds: readonly string[] };
 }
 
-/** A page of tiers with their campaigns, and the total for the same filters. */
-export async function listTiers(db: Executor, q: TierListQuery): Promise<{ items: TierWithCampaign[]; total: number }> {
-  let base = joined(db, q.projectId);
-  if (q.campaignId !== undefined) base = base.where('t.campaign_id', '=', q.campaignId);
-  const available = q.available;
-  if (available) {
+type TierListArgs = {
+  projectId: string;
+  campaignId: string | undefined;
+  now: string | undefined;
+  closedTierIds: string[];
+  closedCampaignIds: string[];
+};
+
+/** The filters of a tier list; which are present (and whether the closed lists are empty) shapes it. */
+function tierListBase(db: Db, p: TierListArgs) {
+  let base = joined(db, p.projectId);
+  if (p.campaignId !== undefined) base = base.where('t.campaign_id', '=', p.campaignId);
+  const now = p.now;
+  if (now !== undefined) {
     base = base
       .where('t.active', '=', true)
       .where('c.active', '=', true)
-      .where((eb) => eb.or([eb('t.start_date', 'is', null), eb('t.start_date', '<=', available.now)]))
-      .where((eb) => eb.or([eb('t.expiration_date', 'is', null), eb('t.expiration_date', '>=', available.now)]));
-    if (available.closedTierIds.length > 0) base = base.where('t.id', 'not in', [...available.closedTierIds]);
-    if (available.closedCampaignIds.length > 0) base = base.where('t.campaign_id', 'not in', [...available.closedCampaignIds]);
+      .where((eb) => eb.or([eb('t.start_date', 'is', null), eb('t.start_date', '<=', now)]))
+      .where((eb) => eb.or([eb('t.expiration_date', 'is', null), eb('t.expiration_date', '>=', now)]));
   }
-  let page = base.selectAll('c').select(TIER_SELECTION);
-  if (q.order === 'hierarchy') {
-    page = page.orderBy('t.hierarchy').orderBy('t.id');
-  } else {
-    const direction = q.order.startsWith('-') ? 'desc' : 'asc';
-    const key = q.order.endsWith('updated_at') ? sql<string>`coalesce(t.updated_at, t.created_at)` : sql<string>`t.created_at`;
-    page = page.orderBy(key, direction).orderBy('t.id', direction);
+  if (p.closedTierIds.length > 0) base = base.where('t.id', 'not in', p.closedTierIds);
+  if (p.closedCampaignIds.length > 0) base = base.where('t.campaign_id', 'not in', p.closedCampaignIds);
+  return base;
+}
+
+function tierPageQuery(order: TierOrder) {
+  return prepared((db, p: TierListArgs & { offset: number; limit: number }) => {
+    const page = tierListBase(db, p).selectAll('c').select(TIER_SELECTION);
+    if (order === 'hierarchy') return page.orderBy('t.hierarchy').orderBy('t.id').offset(p.offset).limit(p.limit);
+    const direction = order.startsWith('-') ? 'desc' : 'asc';
+    const key = order.endsWith('updated_at') ? sql<string>`coalesce(t.updated_at, t.created_at)` : sql<string>`t.created_at`;
+    return page.orderBy(key, direction).orderBy('t.id', direction).offset(p.offset).limit(p.limit);
+  });
+}
+
+const tierPages = new Map<TierOrder, ReturnType<typeof tierPageQuery>>();
+const tierCount = prepared((db, p: TierListArgs) => tierListBase(db, p).select((eb) => eb.fn.countAll<number>().as('n')));
+
+/** A page of tiers with their campaigns, and the total for the same filters. */
+export async function listTiers(db: Executor, q: TierListQuery): Promise<{ items: TierWithCampaign[]; total: number }> {
+  const args: TierListArgs = {
+    projectId: q.projectId,
+    campaignId: q.campaignId,
+    now: q.available?.now,
+    closedTierIds: [...(q.available?.closedTierIds ?? [])],
+    closedCampaignIds: [...(q.available?.closedCampaignIds ?? [])],
+  };
+  let page = tierPages.get(q.order);
+  if (page === undefined) {
+    page = tierPageQuery(q.order);
+    tierPages.set(q.order, page);
   }
-  const rows = await page.offset(q.offset).limit(q.limit).execute();
-  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return { items: rows.map(split), total: Number(total.n) };
+  const rows = await page.all(db, { ...args, offset: q.offset, limit: q.limit });
+  // A first page that is not full holds every match: no count needed.
+  const total = q.offset === 0 && rows.length < q.limit ? rows.length : Number((await tierCount.first(db, args))?.n ?? 0);
+  return { items: rows.map(split), total };
 }
 
 export type TierWindowRow = Pick<
@@ -385,18 +416,21 @@ export async function lockCampaignRow(db: Executor, projectId: string, campaignI
 
 export type TierAssignmentRow = Selectable<ValidationRuleAssignmentsTable>;
 
+const tierAssignments = prepared((db, p: { projectId: string; tierIds: string[] }) =>
+  db
+    .selectFrom('validation_rule_assignments')
+    .selectAll()
+    .where('project_id', '=', p.projectId)
+    .where('related_object_id', 'in', p.tierIds)
+    .where('related_object_type', '=', 'promotion_tier')
+    .orderBy('created_at')
+    .orderBy('id'),
+);
+
 /** The validation rule assignments of several tiers, oldest first (served by validation_rule_assignments_object). */
 export async function assignmentsOfTiers(db: Executor, projectId: string, tierIds: readonly string[]): Promise<TierAssignmentRow[]> {
   if (tierIds.length === 0) return [];
-  return db
-    .selectFrom('validation_rule_assignments')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('related_object_id', 'in', [...new Set(tierIds)])
-    .where('related_object_type', '=', 'promotion_tier')
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  return tierAssignments.all(db, { projectId, tierIds: [...new Set(tierIds)] });
 }
 
 /** Removes the given assignments of one tier (all of them when `ruleIds` is omitted); answers the rows removed. */

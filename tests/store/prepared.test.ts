@@ -73,6 +73,12 @@ const patchCategory = prepared((db, p: { projectId: string; id: string; patch: {
 
 const hierarchyOf = prepared((db, p: { id: string }) => db.selectFrom('categories').select(['name', 'hierarchy', 'updated_at']).where('id', '=', p.id));
 
+/** An optional filter: absent, its condition is left out (a separate compilation). */
+const inProject = prepared((db, p: { projectId: string; minHierarchy: number | undefined }) => {
+  const query = db.selectFrom('categories').select('id').where('project_id', '=', p.projectId).orderBy('id');
+  return p.minHierarchy === undefined ? query : query.where('hierarchy', '>=', p.minHierarchy);
+});
+
 describe('prepared queries', () => {
   let handle: TestDatabase;
   before(async () => {
@@ -106,6 +112,13 @@ describe('prepared queries', () => {
     const ids = async (maxHierarchy: number) => (await notBWithin.all(handle.db, { projectId: 'proj_1', maxHierarchy })).map((r) => r.id);
     assert.deepEqual(await ids(3), ['cat_a', 'cat_c']);
     assert.deepEqual(await ids(1), ['cat_a']);
+  });
+
+  test('an absent (undefined) argument is compiled apart from a present one', async () => {
+    const ids = async (minHierarchy: number | undefined) => (await inProject.all(handle.db, { projectId: 'proj_1', minHierarchy })).map((r) => r.id);
+    assert.deepEqual(await ids(3), ['cat_c', 'cat_d']);
+    assert.deepEqual(await ids(undefined), ['cat_a', 'cat_b', 'cat_c', 'cat_d']);
+    assert.deepEqual(await ids(4), ['cat_d']);
   });
 
   test('writes report affected rows and run inside a transaction', async () => {
