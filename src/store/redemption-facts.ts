@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { isPostgres, type Db, type Dialect, type Executor } from './db.ts';
+import { isPostgres, type Dialect, type Executor } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { VoucherRow } from './vouchers.ts';
 
@@ -121,7 +121,9 @@ export async function redemptionCounts(db: Executor, dialect: Dialect, q: CountQ
   return { count: Number(row.n), amount: Number(row.amount ?? 0), discount: Number(row.discount ?? 0) };
 }
 
-function useVoucher(db: Db, p: { projectId: string; voucherId: string; now: string }, ownSession: RawBuilder<unknown>) {
+// Without `ownSessionKey` every live quantity lock counts against the limit; with it, that session's are left out.
+const voucherUse = prepared((db, p: { projectId: string; voucherId: string; now: string; ownSessionKey: string | undefined }) => {
+  const ownSession = p.ownSessionKey === undefined ? sql`` : sql` and l.session_key <> ${p.ownSessionKey}`;
   const reserved = sql<number>`(select coalesce(sum(l.amount), 0) from redemption_locks as l where l.project_id = ${p.projectId} and l.voucher_id = ${p.voucherId} and l.kind = 'quantity' and l.expires_at > ${p.now}${ownSession})`;
   return db
     .updateTable('vouchers')
@@ -130,14 +132,7 @@ function useVoucher(db: Db, p: { projectId: string; voucherId: string; now: stri
     .where('id', '=', p.voucherId)
     .where('binned_at', 'is', null)
     .where((eb) => eb.or([eb('redemption_quantity', 'is', null), eb(sql<number>`redeemed_quantity + ${reserved}`, '<', eb.ref('redemption_quantity'))]));
-}
-
-const voucherUse = {
-  anySession: prepared((db, p: { projectId: string; voucherId: string; now: string }) => useVoucher(db, p, sql``)),
-  otherSessions: prepared((db, p: { projectId: string; voucherId: string; now: string; ownSessionKey: string }) =>
-    useVoucher(db, p, sql` and l.session_key <> ${p.ownSessionKey}`),
-  ),
-};
+});
 
 /**
  * One use of a voucher by a redemption: `redeemed_quantity` goes up by one only while the uses so far
@@ -145,8 +140,7 @@ const voucherUse = {
  * Answers false (nothing changed) when the limit is reached: `quantity_exceeded`.
  */
 export async function useVoucherOnce(db: Executor, projectId: string, voucherId: string, ownSessionKey: string | null, now: string): Promise<boolean> {
-  const args = { projectId, voucherId, now };
-  const result = ownSessionKey === null ? await voucherUse.anySession.run(db, args) : await voucherUse.otherSessions.run(db, { ...args, ownSessionKey });
+  const result = await voucherUse.run(db, { projectId, voucherId, now, ownSessionKey: ownSessionKey ?? undefined });
   return Number(result.numAffectedRows) === 1;
 }
 

@@ -14,28 +14,18 @@ export interface LockedAmounts {
 
 const NONE: LockedAmounts = { quantity: 0, credits: 0, points: 0 };
 
-const lockedAmounts = prepared((db, p: { projectId: string; voucherIds: string[]; now: string }) =>
-  db
+// Without `ownKey` every live lock counts; with it, the locks of that session are left out.
+const lockedAmounts = prepared((db, p: { projectId: string; voucherIds: string[]; now: string; ownKey: string | undefined }) => {
+  let query = db
     .selectFrom('redemption_locks')
     .select(['voucher_id', 'kind'])
     .select((eb) => eb.fn.sum<number>('amount').as('amount'))
     .where('project_id', '=', p.projectId)
     .where('voucher_id', 'in', p.voucherIds)
-    .where('expires_at', '>', p.now)
-    .groupBy(['voucher_id', 'kind']),
-);
-
-const lockedAmountsOfOthers = prepared((db, p: { projectId: string; voucherIds: string[]; now: string; ownKey: string }) =>
-  db
-    .selectFrom('redemption_locks')
-    .select(['voucher_id', 'kind'])
-    .select((eb) => eb.fn.sum<number>('amount').as('amount'))
-    .where('project_id', '=', p.projectId)
-    .where('voucher_id', 'in', p.voucherIds)
-    .where('expires_at', '>', p.now)
-    .where('session_key', '!=', p.ownKey)
-    .groupBy(['voucher_id', 'kind']),
-);
+    .where('expires_at', '>', p.now);
+  if (p.ownKey !== undefined) query = query.where('session_key', '!=', p.ownKey);
+  return query.groupBy(['voucher_id', 'kind']);
+});
 
 /**
  * The live reservations on each voucher held by sessions other than `ownKey` (one query for all the
@@ -50,9 +40,7 @@ export async function lockedByOthers(
 ): Promise<Map<string, LockedAmounts>> {
   const out = new Map<string, LockedAmounts>();
   if (voucherIds.length === 0) return out;
-  const args = { projectId, voucherIds: [...new Set(voucherIds)], now };
-  const rows = ownKey === null ? await lockedAmounts.all(db, args) : await lockedAmountsOfOthers.all(db, { ...args, ownKey });
-  for (const row of rows) {
+  for (const row of await lockedAmounts.all(db, { projectId, voucherIds: [...new Set(voucherIds)], now, ownKey: ownKey ?? undefined })) {
     const current = out.get(row.voucher_id) ?? { ...NONE };
     current[row.kind] = Number(row.amount);
     out.set(row.voucher_id, current);

@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import { isPostgres, type Executor } from './db.ts';
+import { isPostgres, type Db, type Executor } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { ValidationRuleAssignmentsTable, ValidationRulesTable } from './schema.ts';
 
@@ -218,42 +218,32 @@ export interface AssignmentListQuery {
   relatedObjectId?: string;
 }
 
-// The assignments of one object are read with every voucher, tier and campaign, so that list is prepared.
-const assignmentsOfObject = prepared((db, p: { projectId: string; relatedObjectId: string; offset: number; limit: number }) =>
-  db
-    .selectFrom('validation_rule_assignments')
-    .selectAll()
-    .where('project_id', '=', p.projectId)
-    .where('related_object_id', '=', p.relatedObjectId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .offset(p.offset)
-    .limit(p.limit),
-);
+// Assignment lists are read with every voucher, tier and campaign, so they are prepared: a rule and an
+// object filter each apply when given.
+type AssignmentFilter = { projectId: string; ruleId: string | undefined; relatedObjectId: string | undefined };
 
-const assignmentCountOfObject = prepared((db, p: { projectId: string; relatedObjectId: string }) =>
-  db
-    .selectFrom('validation_rule_assignments')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('project_id', '=', p.projectId)
-    .where('related_object_id', '=', p.relatedObjectId),
-);
+function filteredAssignments(db: Db, p: AssignmentFilter) {
+  let query = db.selectFrom('validation_rule_assignments').where('project_id', '=', p.projectId);
+  if (p.ruleId !== undefined) query = query.where('rule_id', '=', p.ruleId);
+  if (p.relatedObjectId !== undefined) query = query.where('related_object_id', '=', p.relatedObjectId);
+  return query;
+}
+
+function assignmentPageQuery(direction: 'asc' | 'desc') {
+  return prepared((db, p: AssignmentFilter & { offset: number; limit: number }) =>
+    filteredAssignments(db, p).selectAll().orderBy('created_at', direction).orderBy('id', direction).offset(p.offset).limit(p.limit),
+  );
+}
+
+const assignmentPage = { asc: assignmentPageQuery('asc'), desc: assignmentPageQuery('desc') };
+const assignmentCount = prepared((db, p: AssignmentFilter) => filteredAssignments(db, p).select((eb) => eb.fn.countAll<number>().as('n')));
 
 export async function listAssignments(db: Executor, q: AssignmentListQuery): Promise<{ rows: AssignmentRow[]; total: number }> {
-  if (q.ruleId === undefined && q.relatedObjectId !== undefined && !q.descending) {
-    const args = { projectId: q.projectId, relatedObjectId: q.relatedObjectId };
-    const rows = await assignmentsOfObject.all(db, { ...args, offset: q.offset, limit: q.limit });
-    // A page that is not full and starts at the beginning holds every assignment: no count needed.
-    const total = q.offset === 0 && rows.length < q.limit ? rows.length : Number((await assignmentCountOfObject.first(db, args))?.n ?? 0);
-    return { rows, total };
-  }
-  let base = db.selectFrom('validation_rule_assignments').where('project_id', '=', q.projectId);
-  if (q.ruleId !== undefined) base = base.where('rule_id', '=', q.ruleId);
-  if (q.relatedObjectId !== undefined) base = base.where('related_object_id', '=', q.relatedObjectId);
-  const direction = q.descending ? 'desc' : 'asc';
-  const rows = await base.selectAll().orderBy('created_at', direction).orderBy('id', direction).offset(q.offset).limit(q.limit).execute();
-  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return { rows, total: Number(total.n) };
+  const filter = { projectId: q.projectId, ruleId: q.ruleId, relatedObjectId: q.relatedObjectId };
+  const rows = await assignmentPage[q.descending ? 'desc' : 'asc'].all(db, { ...filter, offset: q.offset, limit: q.limit });
+  // A page that is not full and starts at the beginning holds every assignment: no count needed.
+  const total = q.offset === 0 && rows.length < q.limit ? rows.length : Number((await assignmentCount.first(db, filter))?.n ?? 0);
+  return { rows, total };
 }
 
 const assignmentsWithRules = prepared((db, p: { projectId: string; objectIds: string[] }) =>
