@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { buildApp } from './app.ts';
+import type { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config, type KeyPair } from './config.ts';
 import { createWorker } from './jobs/registry.ts';
 import { systemClock } from './lib/clock.ts';
@@ -55,6 +55,9 @@ async function start(config: Config, serveHttp: boolean): Promise<void> {
 
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   if (serveHttp) {
+    // Loaded only here: a jobs-only process needs none of the HTTP layer (routes, schemas, validators),
+    // which is most of a process's start-up memory.
+    const { buildApp } = await import('./app.ts');
     app = await buildApp({ ...deps, logger: { level: config.logLevel }, processMetrics: true });
     await app.listen({ port: config.port, host: config.host });
     process.stdout.write(`Punchcard is serving ${config.publicUrl} (API docs at ${config.publicUrl}/docs)\n`);
