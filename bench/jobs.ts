@@ -1,7 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Api, HttpClient } from '../scripts/lib/http-client.ts';
 import { at, str } from '../scripts/lib/json.ts';
 import { procMemory, RssSampler, ServerProcess } from '../scripts/lib/server-process.ts';
+import { until } from '../scripts/lib/until.ts';
 
 // The timed background jobs, each through the real path a client takes: the request that creates the
 // work, the job row, a worker that claims and runs it, and polling the public API until it is done.
@@ -32,16 +32,6 @@ async function withWorker(databaseUrl: string, work: (api: Api, worker: ServerPr
     http.close();
     await worker.stop();
     await server.stop();
-  }
-}
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not finish within ${timeoutMs / 1000} s`);
-    await sleep(100);
   }
 }
 

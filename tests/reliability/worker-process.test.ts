@@ -5,22 +5,13 @@ import { Api, HttpClient } from '../../scripts/lib/http-client.ts';
 import { at, str } from '../../scripts/lib/json.ts';
 import { ServerProcess } from '../../scripts/lib/server-process.ts';
 import type { ThrowawayDatabase } from '../../scripts/lib/throwaway-database.ts';
+import { until } from '../../scripts/lib/until.ts';
 import { createRunDatabase } from './helpers/run-database.ts';
 import { testTimeout } from './helpers/scale.ts';
 
 // README "Command line": `punchcard start` with PUNCHCARD_WORKER=false serves HTTP only, and a separate
 // `punchcard worker` process runs the background jobs (the benchmark's timed jobs run that way too). Work
 // the API queues must wait for a worker and then finish in the worker process.
-
-async function until<T>(what: string, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within 120 s`);
-    await sleep(100);
-  }
-}
 
 describe('a separate worker process', { timeout: testTimeout() }, () => {
   let database: ThrowawayDatabase;
@@ -61,12 +52,12 @@ describe('a separate worker process', { timeout: testTimeout() }, () => {
     assert.equal(at(await api.ok('GET', `/v1/exports/${exportId}`), 'status'), 'SCHEDULED');
 
     worker = await ServerProcess.start({ databaseUrl: database.url, command: 'worker' });
-    const generated = await until('code generation', async () => {
+    const generated = await until('code generation', 120_000, async () => {
       const row = await api.ok('GET', `/v1/campaigns/${campaignId}`);
       return at(row, 'vouchers_generation_status') === 'DONE' ? row : null;
     });
     assert.equal(at(generated, 'vouchers_count'), 1500);
-    const done = await until('the export', async () => {
+    const done = await until('the export', 120_000, async () => {
       const row = await api.ok('GET', `/v1/exports/${exportId}`);
       assert.notEqual(at(row, 'status'), 'ERROR', `export failed: ${JSON.stringify(row)}`);
       return at(row, 'status') === 'DONE' ? row : null;
