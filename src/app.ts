@@ -18,6 +18,7 @@ import { installIdempotency } from './http/plugins/idempotency.ts';
 import { installMetrics } from './http/plugins/metrics.ts';
 import { installOpenApi } from './http/plugins/openapi.ts';
 import { installRateLimits } from './http/plugins/rate-limit.ts';
+import { installTurns } from './http/plugins/turns.ts';
 import { installNulGuard, installValidators } from './http/plugins/validation.ts';
 import { registerRoutes } from './http/routes/index.ts';
 
@@ -67,6 +68,7 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
 
   // Response schemas document the API; they must never drop members, so responses are plain JSON.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  if (options.dialect === 'sqlite') installTurns(app);
   installValidators(app);
   installNulGuard(app);
   installErrorHandling(app);
