@@ -13,7 +13,8 @@ import { IdMaker, RowTemplate } from './template.ts';
 // - customers: copies of a customer created through the API, with their own id, source_id, name, email,
 //   city and creation time;
 // - redemption history: copies of one real stacked redemption (coupon + promotion tier + 5-item order:
-//   a parent record, two child records and the order), each with its own coupon, customer, ids and time.
+//   a parent record, two child records, their snapshots and the order), each with its own coupon,
+//   customer, ids and time.
 // Counters follow the copies: each redeemed coupon's use, every customer's redemption and order totals,
 // the tier's summary, the campaign's voucher count. The event log keeps only what the API calls wrote:
 // a stacked redemption appends ~34 KB of events (three redemption.succeeded with full snapshots, order
@@ -98,6 +99,10 @@ export async function seedBulk(bulk: Bulk, fixtures: Fixtures, capture: Template
   const tCustomerId = str(tCustomer.id, 'customer id');
   const tVoucher = one(await bulk.query('select * from vouchers where project_id = ? and code = ?', [projectId, fixtures.coupon.templateCode]), 'template voucher');
   const tRedemptions = await bulk.query('select * from redemptions where project_id = ? and customer_id = ? order by id', [projectId, tCustomerId]);
+  const tSnapshots = await bulk.query(
+    'select * from redemption_snapshots where project_id = ? and redemption_id in (select id from redemptions where project_id = ? and customer_id = ?) order by redemption_id',
+    [projectId, projectId, tCustomerId],
+  );
   const tOrder = one(await bulk.query('select * from orders where project_id = ? and customer_id = ?', [projectId, tCustomerId]), 'template order');
   const tTier = one(await bulk.query('select * from promotion_tiers where id = ?', [fixtures.promotion.tierId]), 'tier');
   const parent = tRedemptions.find((r) => r.parent_id === null);
@@ -212,12 +217,14 @@ export async function seedBulk(bulk: Bulk, fixtures: Fixtures, capture: Template
     tVoucherCreatedAt,
   ];
   const redemptionTemplates = tRedemptions.map((row) => new RowTemplate(row, tokens, capture.requestStartMs));
+  const snapshotTemplates = tSnapshots.map((row) => new RowTemplate(row, tokens, capture.requestStartMs));
   const orderTemplate = new RowTemplate(tOrder, tokens, capture.requestStartMs);
   const historyStarted = Date.now();
   const redemptionIds = new IdMaker();
   const orderIds = new IdMaker();
-  await withoutIndexes(bulk, ['redemptions', 'orders'], log, async () => {
+  await withoutIndexes(bulk, ['redemptions', 'redemption_snapshots', 'orders'], log, async () => {
     let redemptionBatch: Row[] = [];
+    let snapshotBatch: Row[] = [];
     let orderBatch: Row[] = [];
     for (let k = 0; k < requests; k++) {
       const at = historyAt(k);
@@ -238,15 +245,19 @@ export async function seedBulk(bulk: Bulk, fixtures: Fixtures, capture: Template
       values.set(tVoucherCreatedAt, vouchersAt);
       const clone = { tokens: values, shiftMs: at - redemptionAtMs };
       for (const t of redemptionTemplates) redemptionBatch.push(t.render(clone));
+      for (const t of snapshotTemplates) snapshotBatch.push(t.render(clone));
       orderBatch.push(orderTemplate.render(clone));
       if (redemptionBatch.length >= BATCH) {
         await bulk.insert('redemptions', redemptionBatch);
+        await bulk.insert('redemption_snapshots', snapshotBatch);
         await bulk.insert('orders', orderBatch);
         redemptionBatch = [];
+        snapshotBatch = [];
         orderBatch = [];
       }
     }
     await bulk.insert('redemptions', redemptionBatch);
+    await bulk.insert('redemption_snapshots', snapshotBatch);
     await bulk.insert('orders', orderBatch);
   });
   await bulk.query(
@@ -259,7 +270,7 @@ export async function seedBulk(bulk: Bulk, fixtures: Fixtures, capture: Template
     // What autovacuum would have done on a database that grew over months: planner statistics and the
     // visibility map (index-only scans).
     const vacuumStarted = Date.now();
-    for (const table of ['vouchers', 'customers', 'redemptions', 'orders', 'campaigns', 'promotion_tiers', 'voucher_transactions', 'loyalty_buckets', 'events']) {
+    for (const table of ['vouchers', 'customers', 'redemptions', 'redemption_snapshots', 'orders', 'campaigns', 'promotion_tiers', 'voucher_transactions', 'loyalty_buckets', 'events']) {
       await bulk.exec(`vacuum analyze ${table}`);
     }
     log(`  vacuum analyze: ${((Date.now() - vacuumStarted) / 1000).toFixed(1)} s`);

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Dialect, Executor } from './db.ts';
+import type { Executor } from './db.ts';
 
 // Aggregates behind `GET /v1/campaigns/{id}/summary`, computed by the database over one campaign's rows
 // (each query reads an index that starts with project_id and campaign_id), never by loading rows.
@@ -17,12 +17,6 @@ function within<T extends string>(column: T, window: Window): RawBuilder<boolean
   return sql<boolean>`(${sql.join(parts, sql` and `)})`;
 }
 
-/** An integer member of the JSON order snapshot (e.g. `amount`), or null. */
-function orderMember(dialect: Dialect, member: string): RawBuilder<number | null> {
-  if (dialect === 'postgres') return sql<number | null>`((order_snapshot::jsonb ->> ${member})::numeric)`;
-  return sql<number | null>`json_extract(order_snapshot, ${'$.' + member})`;
-}
-
 export interface RedemptionTotals {
   redemptions: number;
   redemptionsSucceeded: number;
@@ -36,14 +30,14 @@ export interface RedemptionTotals {
   rolledBackDiscountedAmount: number;
 }
 
-export async function redemptionTotals(db: Executor, dialect: Dialect, projectId: string, campaignId: string, window: Window): Promise<RedemptionTotals> {
+export async function redemptionTotals(db: Executor, projectId: string, campaignId: string, window: Window): Promise<RedemptionTotals> {
   const rows = await db
     .selectFrom('redemptions')
     .select(['object', 'result'])
     .select((eb) => [
       eb.fn.countAll<number>().as('n'),
-      eb.fn.sum<number | null>(orderMember(dialect, 'amount')).as('amount'),
-      eb.fn.sum<number | null>(orderMember(dialect, 'total_discount_amount')).as('discount'),
+      eb.fn.sum<number | null>('order_amount').as('amount'),
+      eb.fn.sum<number | null>('order_total_discount_amount').as('discount'),
     ])
     .where('project_id', '=', projectId)
     .where('campaign_id', '=', campaignId)

@@ -1,5 +1,5 @@
-import { sql, type RawBuilder } from 'kysely';
-import { isPostgres, type Dialect, type Executor } from './db.ts';
+import { sql } from 'kysely';
+import { isPostgres, type Executor } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { VoucherRow } from './vouchers.ts';
 
@@ -79,12 +79,6 @@ export async function lockOrderKey(db: Executor, projectId: string, orderKey: st
   await sql`select pg_advisory_xact_lock(hashtextextended(${`order:${projectId}:${orderKey}`}, 0))`.execute(db);
 }
 
-/** A number member of a record's JSON order snapshot. */
-function orderMember(dialect: Dialect, member: string): RawBuilder<number | null> {
-  if (dialect === 'postgres') return sql<number | null>`((order_snapshot::jsonb ->> ${member})::numeric)`;
-  return sql<number | null>`json_extract(order_snapshot, ${'$.' + member})`;
-}
-
 export interface CountQuery {
   projectId: string;
   /** Count the redemptions of this incentive (voucher or tier id) … */
@@ -101,13 +95,13 @@ export interface CountQuery {
  * discounts they gave. Served by redemptions_related_customer, redemptions_related or
  * redemptions_campaign_id — never a scan of the project's redemptions.
  */
-export async function redemptionCounts(db: Executor, dialect: Dialect, q: CountQuery): Promise<{ count: number; amount: number; discount: number }> {
+export async function redemptionCounts(db: Executor, q: CountQuery): Promise<{ count: number; amount: number; discount: number }> {
   let query = db
     .selectFrom('redemptions')
     .select((eb) => [
       eb.fn.countAll<number>().as('n'),
-      eb.fn.sum<number | null>(orderMember(dialect, 'amount')).as('amount'),
-      eb.fn.sum<number | null>(orderMember(dialect, 'total_applied_discount_amount')).as('discount'),
+      eb.fn.sum<number | null>('order_amount').as('amount'),
+      eb.fn.sum<number | null>('order_total_applied_discount_amount').as('discount'),
     ])
     .where('project_id', '=', q.projectId)
     .where('object', '=', 'redemption')

@@ -1,39 +1,56 @@
 import { sql, type Insertable, type Selectable, type SqlBool, type Expression } from 'kysely';
 import type { Executor } from './db.ts';
 import { prepared } from './prepared.ts';
-import type { RedemptionsTable } from './schema.ts';
+import type { RedemptionSnapshotsTable, RedemptionsTable } from './schema.ts';
 
 // Redemption records (`r_…`, `rf_…`) and rollback records (`rr_…`, `rrf_…`), and the customer redemption
 // counters they move. Records are written once and never edited except by a rollback marking them;
 // counters move by SQL increments only. Every query names its project.
+//
+// A record's JSON snapshots live in redemption_snapshots (migration 0023), so the records table stays
+// narrow for everything that walks many records; reading a whole record joins the two.
 
-export type RedemptionRow = Selectable<RedemptionsTable>;
+type Snapshots = Omit<RedemptionSnapshotsTable, 'redemption_id' | 'project_id'>;
+export type RedemptionRow = Selectable<RedemptionsTable> & Snapshots;
+export type NewRedemptionRow = Insertable<RedemptionsTable> & Partial<Snapshots>;
 
-const insertRedemptionRow = prepared((db, p: { row: Insertable<RedemptionsTable> }) => db.insertInto('redemptions').values(p.row));
+const insertRecordRow = prepared((db, p: { row: Insertable<RedemptionsTable> }) => db.insertInto('redemptions').values(p.row));
+const insertSnapshotsRow = prepared((db, p: { row: Insertable<RedemptionSnapshotsTable> }) => db.insertInto('redemption_snapshots').values(p.row));
 
-export async function insertRedemption(db: Executor, row: Insertable<RedemptionsTable>): Promise<void> {
-  await insertRedemptionRow.run(db, { row });
+export async function insertRedemption(db: Executor, row: NewRedemptionRow): Promise<void> {
+  const { order_snapshot, customer_snapshot, voucher_snapshot, promotion_tier_snapshot, reward_snapshot, ...record } = row;
+  await insertRecordRow.run(db, { row: record });
+  await insertSnapshotsRow.run(db, {
+    row: { redemption_id: record.id, project_id: record.project_id, order_snapshot, customer_snapshot, voucher_snapshot, promotion_tier_snapshot, reward_snapshot },
+  });
+}
+
+/** Whole records: the record row and its snapshots. Conditions must name `redemptions.` columns. */
+function wholeRecords(db: Executor) {
+  return db
+    .selectFrom('redemptions')
+    .leftJoin('redemption_snapshots as s', (join) => join.onRef('s.redemption_id', '=', 'redemptions.id').onRef('s.project_id', '=', 'redemptions.project_id'))
+    .selectAll('redemptions')
+    .select(['s.order_snapshot', 's.customer_snapshot', 's.voucher_snapshot', 's.promotion_tier_snapshot', 's.reward_snapshot']);
 }
 
 export async function findRedemption(db: Executor, projectId: string, id: string): Promise<RedemptionRow | undefined> {
-  return db.selectFrom('redemptions').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+  return wholeRecords(db).where('redemptions.project_id', '=', projectId).where('redemptions.id', '=', id).executeTakeFirst();
 }
 
 export async function findRedemptionsByIds(db: Executor, projectId: string, ids: readonly string[]): Promise<Map<string, RedemptionRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('redemptions').selectAll().where('project_id', '=', projectId).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await wholeRecords(db).where('redemptions.project_id', '=', projectId).where('redemptions.id', 'in', [...new Set(ids)]).execute();
   return new Map(rows.map((r) => [r.id, r]));
 }
 
 /** The children of a stacked parent, in the order they were applied (served by redemptions_parent). */
 export async function childrenOf(db: Executor, projectId: string, parentId: string): Promise<RedemptionRow[]> {
-  return db
-    .selectFrom('redemptions')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('parent_id', '=', parentId)
-    .where('object', '=', 'redemption')
-    .orderBy('id')
+  return wholeRecords(db)
+    .where('redemptions.project_id', '=', projectId)
+    .where('redemptions.parent_id', '=', parentId)
+    .where('redemptions.object', '=', 'redemption')
+    .orderBy('redemptions.id')
     .execute();
 }
 
@@ -172,7 +189,7 @@ export async function listRedemptions(db: Executor, q: RedemptionListQuery): Pro
   const ids = (await page.offset(q.offset).limit(q.limit).execute()).map((r) => r.id);
   const byId = new Map<string, RedemptionRow>();
   if (ids.length > 0) {
-    for (const row of await db.selectFrom('redemptions').selectAll().where('project_id', '=', q.projectId).where('id', 'in', ids).execute()) byId.set(row.id, row);
+    for (const row of await wholeRecords(db).where('redemptions.project_id', '=', q.projectId).where('redemptions.id', 'in', ids).execute()) byId.set(row.id, row);
   }
   const rows = ids.map((id) => byId.get(id)).filter((row): row is RedemptionRow => row !== undefined);
   const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();

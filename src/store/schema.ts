@@ -387,16 +387,26 @@ export interface RedemptionsTable {
   session_key: string | null;
   rollback_of: string | null;
   rolled_back_by: string | null;
-  order_snapshot: Json | null;
   channel: Json;
-  customer_snapshot: Json | null;
-  voucher_snapshot: Json | null;
-  promotion_tier_snapshot: Json | null;
-  reward_snapshot: Json | null;
   gift: Json | null;
   loyalty_card: Json | null;
   effects: Json | null;
   created_at: Timestamp;
+  /** The order snapshot's amounts, as columns for totals and rule facts (migration 0023). */
+  order_amount: number | null;
+  order_total_discount_amount: number | null;
+  order_total_applied_discount_amount: number | null;
+}
+
+/** What a redemption record saw, as JSON snapshots; read only when a record is shown whole (migration 0023). */
+export interface RedemptionSnapshotsTable {
+  redemption_id: string;
+  project_id: string;
+  order_snapshot: Json | null;
+  customer_snapshot: Json | null;
+  voucher_snapshot: Json | null;
+  promotion_tier_snapshot: Json | null;
+  reward_snapshot: Json | null;
 }
 
 /** Orders (promotions reference 7). Amounts are integer minor units as calculated by src/domain/orders. */
@@ -880,6 +890,7 @@ export interface Database {
   loyalty_pending_points: LoyaltyPendingPointsTable;
   publications: PublicationsTable;
   redemptions: RedemptionsTable;
+  redemption_snapshots: RedemptionSnapshotsTable;
   validation_rules: ValidationRulesTable;
   validation_rule_references: ValidationRuleReferencesTable;
   validation_rule_assignments: ValidationRuleAssignmentsTable;

@@ -18,6 +18,25 @@ export function testDialect(): TestDialect {
 export interface TestDatabase extends DbHandle {
   url: string;
   schema: string | null;
+  /** Runs a test's own migrations while no other test file creates, migrates or drops a schema. */
+  migrating(work: () => Promise<void>): Promise<void>;
+}
+
+// Test files run in parallel processes. Migrating reads the catalog of every schema (Kysely's
+// introspection), which fails when another file drops its schema at that moment; so creating,
+// migrating and dropping test schemas take turns on one advisory lock.
+async function exclusively(url: string, work: () => Promise<void>): Promise<void> {
+  const admin = openPostgres(url, { max: 1 });
+  try {
+    await sql`select pg_advisory_lock(7382002)`.execute(admin.db);
+    try {
+      await work();
+    } finally {
+      await sql`select pg_advisory_unlock(7382002)`.execute(admin.db);
+    }
+  } finally {
+    await admin.close();
+  }
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {
@@ -27,30 +46,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     if (!url) throw new Error('PUNCHCARD_TEST_PG_URL must be set when PUNCHCARD_TEST_DB=postgres');
     const schema = `pc_test_${suffix}`;
     const handle = openPostgres(url, { schema, max: 10 });
-    // Test files run in parallel processes. Migrating reads the catalog of every schema (Kysely's
-    // introspection), which fails when another file drops its schema at that moment; so creating,
-    // migrating and dropping test schemas take turns on one advisory lock.
-    const exclusively = async (work: () => Promise<void>) => {
-      const admin = openPostgres(url, { max: 1 });
-      try {
-        await sql`select pg_advisory_lock(7382002)`.execute(admin.db);
-        try {
-          await work();
-        } finally {
-          await sql`select pg_advisory_unlock(7382002)`.execute(admin.db);
-        }
-      } finally {
-        await admin.close();
-      }
-    };
     const dropSchema = () =>
-      exclusively(async () => {
+      exclusively(url, async () => {
         const cleanup = openPostgres(url, { max: 1 });
         await sql.raw(`drop schema if exists ${schema} cascade`).execute(cleanup.db);
         await cleanup.close();
       });
     try {
-      await exclusively(async () => {
+      await exclusively(url, async () => {
         const admin = openPostgres(url, { max: 1 });
         await sql.raw(`create schema ${schema}`).execute(admin.db);
         await admin.close();
@@ -65,6 +68,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       ...handle,
       url,
       schema,
+      migrating: (work) => exclusively(url, work),
       close: async () => {
         await handle.close();
         await dropSchema();
@@ -81,6 +85,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     ...handle,
     url,
     schema: null,
+    migrating: (work) => work(),
     close: async () => {
       await handle.close();
       for (const ext of ['', '-wal', '-shm']) rmSync(`${file}${ext}`, { force: true });

@@ -9,6 +9,7 @@ import { EXPORT_OBJECTS, EXPORTED_OBJECTS, type ExportedObject } from '../../src
 import type { FilterOperator } from '../../src/domain/filters/filter.ts';
 import { internalActor } from '../../src/services/context.ts';
 import { EXPORT_BATCH_SIZE, EXPORT_CHUNK_CHARS, runExport } from '../../src/services/exports/run-export.ts';
+import { insertRedemption, type NewRedemptionRow } from '../../src/store/redemption-records.ts';
 import type { CustomersTable, VouchersTable } from '../../src/store/schema.ts';
 import { startTestApp, type KeyPairOut, type TestApp, type TestResponse } from '../helpers/app.ts';
 
@@ -562,39 +563,38 @@ describe('exports', () => {
       const p = await newProject();
       const customer = await insertCustomer(p.id, { source_id: 'now-id', name: 'Now Name' });
       const base = { project_id: p.id, metadata: '{"m":1}', related_object_type: 'voucher', related_object_id: 'v_x', channel: '{"channel_type":"API"}' };
-      await t.deps.db
-        .insertInto('redemptions')
-        .values([
-          {
-            ...base,
-            id: 'r_0001',
-            object: 'redemption',
-            result: 'SUCCESS',
-            status: 'SUCCEEDED',
-            customer_id: customer,
-            voucher_code: 'SAVE10',
-            campaign_name: 'Camp',
-            tracking_id: 'track_1',
-            order_id: 'ord_1',
-            customer_snapshot: JSON.stringify({ id: customer, source_id: 'then-id', name: 'Then Name' }),
-            order_snapshot: JSON.stringify({ id: 'ord_1', amount: 12000 }),
-            gift: JSON.stringify({ amount: 500 }),
-            loyalty_card: JSON.stringify({ points: 12 }),
-            created_at: '2026-03-01T10:00:00.000Z',
-          },
-          {
-            ...base,
-            id: 'rf_0002',
-            object: 'redemption',
-            result: 'FAILURE',
-            status: 'FAILED',
-            failure_code: 'voucher_expired',
-            failure_message: 'Voucher expired',
-            customer_id: customer,
-            created_at: '2026-03-02T10:00:00.000Z',
-          },
-        ])
-        .execute();
+      const records: NewRedemptionRow[] = [
+        {
+          ...base,
+          id: 'r_0001',
+          object: 'redemption',
+          result: 'SUCCESS',
+          status: 'SUCCEEDED',
+          customer_id: customer,
+          voucher_code: 'SAVE10',
+          campaign_name: 'Camp',
+          tracking_id: 'track_1',
+          order_id: 'ord_1',
+          customer_snapshot: JSON.stringify({ id: customer, source_id: 'then-id', name: 'Then Name' }),
+          order_snapshot: JSON.stringify({ id: 'ord_1', amount: 12000 }),
+          order_amount: 12000,
+          gift: JSON.stringify({ amount: 500 }),
+          loyalty_card: JSON.stringify({ points: 12 }),
+          created_at: '2026-03-01T10:00:00.000Z',
+        },
+        {
+          ...base,
+          id: 'rf_0002',
+          object: 'redemption',
+          result: 'FAILURE',
+          status: 'FAILED',
+          failure_code: 'voucher_expired',
+          failure_message: 'Voucher expired',
+          customer_id: customer,
+          created_at: '2026-03-02T10:00:00.000Z',
+        },
+      ];
+      for (const record of records) await insertRedemption(t.deps.db, record);
       const fields = [...EXPORT_OBJECTS.redemption.allowedFields];
       const { rows } = await exportRows({ exported_object: 'redemption', parameters: { order: 'created_at', fields } }, p);
       const [success, failure] = rows.slice(1).map((r) => Object.fromEntries(fields.map((f, i) => [f, r[i]])));

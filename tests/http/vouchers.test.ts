@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { insertRedemption, type NewRedemptionRow } from '../../src/store/redemption-records.ts';
 import { startTestApp, type KeyPairOut, type TestApp } from '../helpers/app.ts';
 
 // Vouchers one by one and in bulk (promotions reference 1.1 import/summary, 2.1–2.3; platform reference
@@ -445,7 +446,7 @@ describe('vouchers', () => {
   test('the discount summary counts the redemption records stored for the campaign', async () => {
     // The redemption engine is a later area; its records are written here as it will store them.
     const camp = await campaign('Summary discounts');
-    const record = (id: string, object: 'redemption' | 'redemption_rollback', result: 'SUCCESS' | 'FAILURE', order: Record<string, number> | null) => ({
+    const record = (id: string, object: 'redemption' | 'redemption_rollback', result: 'SUCCESS' | 'FAILURE', order: Record<string, number> | null): NewRedemptionRow => ({
       id,
       project_id: t.projectId,
       object,
@@ -481,16 +482,17 @@ describe('vouchers', () => {
       loyalty_card: null,
       effects: null,
       created_at: t.clock.now().toISOString(),
+      order_amount: order?.amount ?? null,
+      order_total_discount_amount: order?.total_discount_amount ?? null,
+      order_total_applied_discount_amount: null,
     });
-    await t.deps.db
-      .insertInto('redemptions')
-      .values([
-        record('r_s1', 'redemption', 'SUCCESS', { amount: 10000, total_discount_amount: 1500 }),
-        record('r_s2', 'redemption', 'SUCCESS', { amount: 5000, total_discount_amount: 750 }),
-        record('rf_f1', 'redemption', 'FAILURE', null),
-        record('rr_1', 'redemption_rollback', 'SUCCESS', { amount: 5000, total_discount_amount: 750 }),
-      ])
-      .execute();
+    for (const row of [
+      record('r_s1', 'redemption', 'SUCCESS', { amount: 10000, total_discount_amount: 1500 }),
+      record('r_s2', 'redemption', 'SUCCESS', { amount: 5000, total_discount_amount: 750 }),
+      record('rf_f1', 'redemption', 'FAILURE', null),
+      record('rr_1', 'redemption_rollback', 'SUCCESS', { amount: 5000, total_discount_amount: 750 }),
+    ])
+      await insertRedemption(t.deps.db, row);
     const summary = await t.request('GET', `/v1/campaigns/${camp.id}/summary`);
     assert.equal(summary.body.redemptions, 3);
     assert.equal(summary.body.redemptions_succeeded, 2);

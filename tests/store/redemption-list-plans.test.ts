@@ -61,9 +61,9 @@ describe('redemption list and counter query plans', () => {
   test('rule counters and session sums read indexes', async () => {
     const since = '2026-01-01T00:00:00.000Z';
     const queries = await plans(async (db) => {
-      await redemptionCounts(db, handle.dialect, { projectId: 'proj_plan', relatedObjectId: 'v_1', customerId: 'cust_1', since });
-      await redemptionCounts(db, handle.dialect, { projectId: 'proj_plan', relatedObjectId: 'v_1', since });
-      await redemptionCounts(db, handle.dialect, { projectId: 'proj_plan', campaignId: 'camp_1', since });
+      await redemptionCounts(db, { projectId: 'proj_plan', relatedObjectId: 'v_1', customerId: 'cust_1', since });
+      await redemptionCounts(db, { projectId: 'proj_plan', relatedObjectId: 'v_1', since });
+      await redemptionCounts(db, { projectId: 'proj_plan', campaignId: 'camp_1', since });
       await lockedByOthers(db, 'proj_plan', ['v_1', 'v_2'], 'ssn_1', since);
     });
     assert.equal(queries.length, 4);

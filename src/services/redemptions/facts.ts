@@ -231,7 +231,6 @@ const PERIODS: Record<string, CounterPeriod | undefined> = { daily: 'daily', wee
 /** The counters a candidate's rules read, each an indexed count as it stands before this redemption. */
 async function countersFor(
   db: Executor,
-  dialect: Dialect,
   projectId: string,
   names: readonly CounterName[],
   subject: { relatedObjectId: string; campaignId: string | null },
@@ -248,16 +247,16 @@ async function countersFor(
         out[name] = 0;
         continue;
       }
-      const counts = await redemptionCounts(db, dialect, { projectId, campaignId: subject.campaignId, ...(since ? { since } : {}) });
+      const counts = await redemptionCounts(db, { projectId, campaignId: subject.campaignId, ...(since ? { since } : {}) });
       out[name] = name === 'campaign.orders.amount' ? counts.amount : name === 'campaign.orders.amount_discounted' ? counts.discount : counts.count;
       continue;
     }
     if (name.startsWith('redemption.count.per_customer')) {
       // Without a stored customer nobody has redeemed anything yet.
-      out[name] = customerId === null ? 0 : (await redemptionCounts(db, dialect, { projectId, relatedObjectId: subject.relatedObjectId, customerId, ...(since ? { since } : {}) })).count;
+      out[name] = customerId === null ? 0 : (await redemptionCounts(db, { projectId, relatedObjectId: subject.relatedObjectId, customerId, ...(since ? { since } : {}) })).count;
       continue;
     }
-    out[name] = (await redemptionCounts(db, dialect, { projectId, relatedObjectId: subject.relatedObjectId, ...(since ? { since } : {}) })).count;
+    out[name] = (await redemptionCounts(db, { projectId, relatedObjectId: subject.relatedObjectId, ...(since ? { since } : {}) })).count;
   }
   return out;
 }
@@ -479,7 +478,7 @@ export async function loadFacts(
         payload,
         rules: allEntries.map((e) => ({ ruleId: e.ruleId, compiled: e.entry.compiled })),
         categories: categories.map((c) => ({ id: c.id, hierarchy: c.hierarchy })),
-        counters: await countersFor(db, dialect, projectId, counterNames, { relatedObjectId: voucher.id, campaignId: voucher.campaign_id }, customer.id, now, settings.timezone),
+        counters: await countersFor(db, projectId, counterNames, { relatedObjectId: voucher.id, campaignId: voucher.campaign_id }, customer.id, now, settings.timezone),
         formula: { values, metadata: { REDEEMABLE: fromJson<Record<string, unknown>>(voucher.metadata, {}) } },
       };
       candidates.push(candidate);
@@ -518,7 +517,7 @@ export async function loadFacts(
         payload: { type: 'discount', discount: discounts.get(slot.index) ?? null, units },
         rules: entries.map((e) => ({ ruleId: e.ruleId, compiled: e.entry.compiled })),
         categories: categories.map((c) => ({ id: c.id, hierarchy: c.hierarchy })),
-        counters: await countersFor(db, dialect, projectId, counterNames, { relatedObjectId: tier.tier.id, campaignId: tier.campaign.id }, customer.id, now, settings.timezone),
+        counters: await countersFor(db, projectId, counterNames, { relatedObjectId: tier.tier.id, campaignId: tier.campaign.id }, customer.id, now, settings.timezone),
         formula: { values, metadata: { REDEEMABLE: fromJson<Record<string, unknown>>(tier.tier.metadata, {}) } },
       };
       candidates.push(candidate);

@@ -243,6 +243,9 @@ export async function insertRecord(tx: Executor, record: RecordInput): Promise<R
     loyalty_card: record.loyaltyCard ? toJson(record.loyaltyCard) : null,
     effects: record.effects ? toJson(record.effects) : null,
     created_at: record.at,
+    order_amount: record.order?.amount ?? null,
+    order_total_discount_amount: record.order?.total_discount_amount ?? null,
+    order_total_applied_discount_amount: record.order?.total_applied_discount_amount ?? null,
   };
   await insertRedemption(tx, row);
   return renderRedemption(row);

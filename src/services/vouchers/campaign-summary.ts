@@ -29,7 +29,7 @@ export async function campaignSummary(deps: Deps, actor: Actor, idOrName: string
     ...(query.start_date !== undefined ? { from: `${query.start_date}T00:00:00.000Z` } : {}),
     ...(query.end_date !== undefined ? { to: `${query.end_date}T23:59:59.999Z` } : {}),
   };
-  const redemptions = await redemptionTotals(db, deps.dialect, projectId, campaign.id, window);
+  const redemptions = await redemptionTotals(db, projectId, campaign.id, window);
   const summary: CampaignSummary = {
     object: 'campaign_summary',
     campaign: await renderCampaign(db, projectId, campaign),

@@ -12,6 +12,7 @@ import * as promotionTiersStacks from './2026-11-21-0010-promotion-tiers-stacks.
 import * as redemptionEngine from './2026-11-21-0020-redemption-engine.ts';
 import * as referralTiers from './2026-11-21-0021-referral-tiers.ts';
 import * as redemptionListIndexes from './2026-11-21-0022-redemption-list-indexes.ts';
+import * as redemptionSnapshots from './2026-11-22-0023-redemption-snapshots.ts';
 
 // Every migration, in the order it runs. Names are date-prefixed and never change once released.
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-0020-redemption-engine': redemptionEngine,
   '2026-11-21-0021-referral-tiers': referralTiers,
   '2026-11-21-0022-redemption-list-indexes': redemptionListIndexes,
+  '2026-11-22-0023-redemption-snapshots': redemptionSnapshots,
 };
