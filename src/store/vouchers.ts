@@ -35,9 +35,12 @@ export async function insertVouchersSkippingTakenCodes(db: Executor, rows: Inser
     const first = group[0] as Record<string, unknown>;
     const columns = Object.keys(first).filter((c) => first[c] !== undefined);
     const params: unknown[] = [];
+    const sqliteTuple = `(${columns.map(() => '?').join(', ')})`;
     const tuples = group.map((row) => {
       const record = row as Record<string, unknown>;
-      return `(${columns.map((c) => (params.push(record[c] ?? null), postgres ? `$${params.length}` : '?')).join(', ')})`;
+      const offset = params.length;
+      for (const c of columns) params.push(record[c] ?? null);
+      return postgres ? `(${columns.map((_, k) => `$${offset + k + 1}`).join(', ')})` : sqliteTuple;
     });
     const text =
       `insert into "vouchers" (${columns.map((c) => `"${c}"`).join(', ')}) values ${tuples.join(', ')} ` +
@@ -56,14 +59,33 @@ export async function insertVouchersSkippingTakenCodes(db: Executor, rows: Inser
 /** Rows split by the set of columns they give (a column left out takes its default), order kept within each. */
 function groupByColumns(rows: Insertable<VouchersTable>[]): Insertable<VouchersTable>[][] {
   const groups = new Map<string, Insertable<VouchersTable>[]>();
+  let previous: { columns: string[]; group: Insertable<VouchersTable>[] } | null = null;
   for (const row of rows) {
     const record = row as Record<string, unknown>;
-    const key = Object.keys(record).filter((c) => record[c] !== undefined).join(',');
-    const group = groups.get(key);
-    if (group) group.push(row);
-    else groups.set(key, [row]);
+    // Rows made from one template give the same columns: checking that against the previous row costs
+    // less than building the key, which a million-code job would do a million times.
+    if (previous && givesExactly(record, previous.columns)) {
+      previous.group.push(row);
+      continue;
+    }
+    const columns = Object.keys(record).filter((c) => record[c] !== undefined);
+    const key = columns.join(',');
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = []));
+    group.push(row);
+    previous = { columns, group };
   }
   return [...groups.values()];
+}
+
+/** Whether a row gives exactly these columns, in this order (undefined members count as not given). */
+function givesExactly(record: Record<string, unknown>, columns: readonly string[]): boolean {
+  let n = 0;
+  for (const c in record) {
+    if (record[c] === undefined) continue;
+    if (columns[n++] !== c) return false;
+  }
+  return n === columns.length;
 }
 
 const liveVoucherByCodeKey = prepared((db, p: { projectId: string; codeKey: string }) =>

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { prepared } from '../../src/store/prepared.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { projectRow } from '../helpers/rows.ts';
 
 // Prepared queries are compiled once with placeholders; these tests check that every run binds its own
 // arguments (single values, lists of several lengths, constants written into the build) on both
@@ -10,35 +11,6 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 const CREATED = '2026-01-01T00:00:00.000Z';
 
-function projectRow(id: string) {
-  return {
-    id,
-    name: id,
-    description: '',
-    timezone: 'UTC',
-    currency: 'USD',
-    dial_code: null,
-    webhook_version: 'v2024-01-01',
-    api_version: 'v2018-08-01',
-    cluster_id: 'local',
-    case_sensitive_codes: false,
-    is_sandbox: false,
-    is_default: false,
-    client_trusted_domains: '[]',
-    client_redeem_enabled: false,
-    client_publish_enabled: false,
-    client_list_vouchers_enabled: false,
-    client_create_customer_enabled: false,
-    client_loyalty_events_enabled: false,
-    client_set_voucher_expiration_date_enabled: false,
-    webhooks_callout_notifications: '{}',
-    api_usage_notifications: '{}',
-    default_code_config: null,
-    limits: null,
-    webhook_token: `token-${id}`,
-    created_at: CREATED,
-  };
-}
 
 const byName = prepared((db, p: { projectId: string; name: string }) =>
   db.selectFrom('categories').select(['id', 'name', 'hierarchy']).where('project_id', '=', p.projectId).where('name', '=', p.name),

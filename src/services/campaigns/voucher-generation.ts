@@ -40,12 +40,17 @@ export interface VoucherSource {
 
 /** The row of one new voucher made from a template (balances start at the template's credits or points). */
 export function voucherRow(deps: Pick<Deps, 'ids'>, source: VoucherSource, code: string, codeKey: string, now: string): Insertable<VouchersTable> {
+  return voucherRowMaker(deps, source, now)(code, codeKey);
+}
+
+/**
+ * Makes the rows of new vouchers from one template. Everything but the id and the code is the same for
+ * every row, so it is built (and its JSON written) once, not once per voucher of a million-code job.
+ */
+export function voucherRowMaker(deps: Pick<Deps, 'ids'>, source: VoucherSource, now: string): (code: string, codeKey: string) => Insertable<VouchersTable> {
   const { template, overrides } = source;
-  const row: Insertable<VouchersTable> = {
-    id: deps.ids.next('v'),
+  const shared: Omit<Insertable<VouchersTable>, 'id' | 'code' | 'code_key'> = {
     project_id: source.projectId,
-    code,
-    code_key: codeKey,
     campaign_id: source.campaignId,
     category_id: overrides.category_id !== undefined ? overrides.category_id : source.campaignCategoryId,
     type: template.type,
@@ -69,13 +74,13 @@ export function voucherRow(deps: Pick<Deps, 'ids'>, source: VoucherSource, code:
     updated_at: null,
     binned_at: null,
   };
-  if (template.gift) row.gift_balance = template.gift.amount;
+  if (template.gift) shared.gift_balance = template.gift.amount;
   if (template.loyalty_card && template.loyalty_card.points > 0) {
     // Starting points are a card's own: they hold no bucket and never expire (the ledger spends them last).
-    row.loyalty_points = template.loyalty_card.points;
-    row.loyalty_balance = template.loyalty_card.points;
+    shared.loyalty_points = template.loyalty_card.points;
+    shared.loyalty_balance = template.loyalty_card.points;
   }
-  return row;
+  return (code, codeKey) => ({ id: deps.ids.next('v'), code, code_key: codeKey, ...shared });
 }
 
 function assertRoom(config: CodeConfig, wanted: number): void {
@@ -111,8 +116,8 @@ export function drawCodes(config: CodeConfig, caseSensitive: boolean, count: num
       if (drawn.size === count) break;
     }
   }
-  const out = Array.from(drawn, ([key, code]) => ({ code, key }));
-  return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // The default sort compares strings as `<` does, without calling back into JavaScript per comparison.
+  return [...drawn.keys()].sort().map((key) => ({ code: drawn.get(key) as string, key }));
 }
 
 /**
@@ -121,10 +126,10 @@ export function drawCodes(config: CodeConfig, caseSensitive: boolean, count: num
  * decides, also against concurrent generators).
  */
 export async function insertDrawnVouchers(tx: Tx, deps: Deps, source: VoucherSource, drawn: readonly DrawnCode[]): Promise<Array<{ id: string; code: string }>> {
-  const now = deps.clock.now().toISOString();
+  const rowOf = voucherRowMaker(deps, source, deps.clock.now().toISOString());
   const made: Array<{ id: string; code: string }> = [];
   for (let i = 0; i < drawn.length; i += ROWS_PER_STATEMENT) {
-    const rows = drawn.slice(i, i + ROWS_PER_STATEMENT).map(({ code, key }) => voucherRow(deps, source, code, key, now));
+    const rows = drawn.slice(i, i + ROWS_PER_STATEMENT).map(({ code, key }) => rowOf(code, key));
     const taken = await insertVouchersSkippingTakenCodes(tx, rows);
     for (const row of rows) if (!taken.has(row.code_key)) made.push({ id: row.id, code: row.code });
   }

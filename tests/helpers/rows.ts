@@ -1,0 +1,34 @@
+// Rows written straight into a test database, for store tests that need their parents to exist.
+
+const CREATED = '2026-01-01T00:00:00.000Z';
+
+/** A project with default settings (codes compared case-insensitively). */
+export function projectRow(id: string) {
+  return {
+    id,
+    name: id,
+    description: '',
+    timezone: 'UTC',
+    currency: 'USD',
+    dial_code: null,
+    webhook_version: 'v2024-01-01',
+    api_version: 'v2018-08-01',
+    cluster_id: 'local',
+    case_sensitive_codes: false,
+    is_sandbox: false,
+    is_default: false,
+    client_trusted_domains: '[]',
+    client_redeem_enabled: false,
+    client_publish_enabled: false,
+    client_list_vouchers_enabled: false,
+    client_create_customer_enabled: false,
+    client_loyalty_events_enabled: false,
+    client_set_voucher_expiration_date_enabled: false,
+    webhooks_callout_notifications: '{}',
+    api_usage_notifications: '{}',
+    default_code_config: null,
+    limits: null,
+    webhook_token: `token-${id}`,
+    created_at: CREATED,
+  };
+}
