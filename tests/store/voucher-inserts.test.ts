@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { VouchersTable } from '../../src/store/schema.ts';
-import { insertVouchersSkippingTakenCodes } from '../../src/store/vouchers.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { insertVouchersSkippingTakenCodes, VOUCHER_NON_TEXT_COLUMNS } from '../../src/store/vouchers.ts';
+import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/database.ts';
 import { projectRow } from '../helpers/rows.ts';
 
 // Vouchers are written in multi-row statements, one per set of columns the rows give (a column a row
@@ -63,5 +63,12 @@ describe('insertVouchersSkippingTakenCodes', () => {
     assert.deepEqual([...taken].sort(), ['d-1', 'g-2']);
     const ids = (await handle.db.selectFrom('vouchers').select('id').where('project_id', '=', PROJECT).orderBy('id').execute()).map((v) => v.id);
     assert.deepEqual(ids, ['v_d1', 'v_d2', 'v_d3', 'v_d4', 'v_d5', 'v_g1', 'v_g2', 'v_g3', 'v_g7', 'v_g8']);
+  });
+
+  test('the PostgreSQL insert casts every column that is not text to its type', { skip: testDialect() !== 'postgres' && 'PostgreSQL only' }, async () => {
+    const { rows } = await sql<{ column_name: string; data_type: string }>`
+      select column_name, data_type from information_schema.columns
+      where table_schema = ${handle.schema} and table_name = 'vouchers' and data_type <> 'text'`.execute(handle.db);
+    assert.deepEqual(Object.fromEntries(rows.map((r) => [r.column_name, r.data_type]).sort()), Object.fromEntries(Object.entries(VOUCHER_NON_TEXT_COLUMNS).sort()));
   });
 });
