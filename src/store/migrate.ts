@@ -7,17 +7,21 @@ export interface MigrationReport {
 }
 
 /**
- * Brings the schema up to date; safe to run from several processes at once (Kysely takes a lock).
- * `schema` names the PostgreSQL schema that holds the tables when it is not the default one, so the
- * bookkeeping tables are found there too rather than in whichever schema the search path hits first.
+ * The migrator over every migration. `schema` names the PostgreSQL schema that holds the tables when it is
+ * not the default one, so the bookkeeping tables are found there too rather than in whichever schema the
+ * search path hits first.
  */
-export async function migrateToLatest(db: Db, options: { schema?: string } = {}): Promise<MigrationReport> {
-  const migrator = new Migrator({
+export function migratorFor(db: Db, options: { schema?: string } = {}): Migrator {
+  return new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
     ...(options.schema ? { migrationTableSchema: options.schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+/** Brings the schema up to date; safe to run from several processes at once (Kysely takes a lock). */
+export async function migrateToLatest(db: Db, options: { schema?: string } = {}): Promise<MigrationReport> {
+  const { error, results } = await migratorFor(db, options).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);

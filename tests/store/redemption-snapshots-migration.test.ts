@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Migrator, sql } from 'kysely';
-import { migrateToLatest } from '../../src/store/migrate.ts';
-import { migrations } from '../../src/store/migrations/index.ts';
+import { sql } from 'kysely';
+import { migrateToLatest, migratorFor } from '../../src/store/migrate.ts';
 import { findRedemption } from '../../src/store/redemption-records.ts';
 import { redemptionCounts } from '../../src/store/redemption-facts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -19,8 +18,7 @@ describe('migration 0023: redemption snapshots in a side table', () => {
   before(async () => {
     handle = await createTestDatabase();
     await handle.migrating(async () => {
-      const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations }, ...(handle.schema ? { migrationTableSchema: handle.schema } : {}) });
-      const down = await migrator.migrateTo(BEFORE);
+      const down = await migratorFor(handle.db, handle.schema ? { schema: handle.schema } : {}).migrateTo(BEFORE);
       if (down.error) throw down.error;
       // A record as the engine wrote it before the migration: snapshots in the row.
       await sql`insert into redemptions (id, project_id, object, result, status, customer_id, metadata, related_object_type, related_object_id,
