@@ -3,6 +3,7 @@ import { DELETE_JOB, GENERATE_JOB, templateOf, type DeleteJobPayload, type Gener
 import { renderCampaign } from '../services/campaigns/render.ts';
 import { drawCodes, GENERATION_CHUNK, GENERATION_DRAW, insertDrawnVouchers, type DrawnCode } from '../services/campaigns/voucher-generation.ts';
 import { addToVouchersCount, deleteCampaignRow, findCampaignInAnyState, setGenerationStatus } from '../store/campaigns.ts';
+import { commitWithoutWaitingForDisk } from '../store/db.ts';
 import { appendEvents } from '../store/events.ts';
 import { projectCodesAreCaseSensitive } from '../store/projects.ts';
 import { deleteCampaignPromotions } from '../store/promotion-tiers.ts';
@@ -39,6 +40,9 @@ async function generate(job: Job, ctx: JobContext): Promise<unknown> {
     const chunk = drawn.slice(next, next + Math.min(GENERATION_CHUNK, payload.count - done));
     next += chunk.length;
     const stillThere = await inTransaction(deps, async (tx) => {
+      // A chunk lost in a crash is remade when the job resumes (its progress is in the same commit), so it
+      // need not wait for the disk; the DONE commit below waits, and with it everything before it.
+      await commitWithoutWaitingForDisk(tx);
       const campaign = await findCampaignInAnyState(tx, job.projectId, payload.campaign_id);
       const template = campaign ? templateOf(campaign) : null;
       // The campaign was deleted meanwhile: stop making vouchers nobody can see.

@@ -17,6 +17,7 @@ import {
   type PostgresQueryResult,
   type SqliteDatabase as KyselySqliteDatabase,
   type SqliteStatement,
+  sql,
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
@@ -37,6 +38,16 @@ export interface DbHandle {
 /** Whether a handle (database or transaction) talks to PostgreSQL, for the few dialect-specific clauses. */
 export function isPostgres(db: Executor): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * Lets a PostgreSQL transaction's commit return before its WAL is on disk (SQLite: nothing changes). Only
+ * for work that is redone when lost, such as a job chunk that commits its own progress: a crash can drop
+ * the last such commits whole (never part of one, nor anything committed after them), and the next
+ * ordinary commit on the server makes everything before it durable.
+ */
+export async function commitWithoutWaitingForDisk(tx: Tx): Promise<void> {
+  if (isPostgres(tx)) await sql`set local synchronous_commit = off`.execute(tx);
 }
 
 export function dialectOf(url: string): Dialect {

@@ -65,6 +65,16 @@ describe('insertVouchersSkippingTakenCodes', () => {
     assert.deepEqual(ids, ['v_d1', 'v_d2', 'v_d3', 'v_d4', 'v_d5', 'v_g1', 'v_g2', 'v_g3', 'v_g7', 'v_g8']);
   });
 
+  test('a column set in some rows of one statement and null or shared in others keeps each row\'s value', async () => {
+    const rows = [null, 'first note', null, 'first note', 'second note'].map((note, n) => ({ ...discountRow(20 + n), additional_info: note, redemption_quantity: n === 4 ? null : 3 }));
+    assert.equal((await insertVouchersSkippingTakenCodes(handle.db, rows)).size, 0);
+    const stored = await handle.db.selectFrom('vouchers').select(['id', 'additional_info', 'redemption_quantity', 'discount']).where('project_id', '=', PROJECT).where('id', 'in', rows.map((r) => r.id)).orderBy('id').execute();
+    assert.deepEqual(
+      stored.map((v) => [v.id, v.additional_info, v.redemption_quantity === null ? null : Number(v.redemption_quantity), v.discount]),
+      rows.map((r) => [r.id, r.additional_info, r.redemption_quantity, r.discount]),
+    );
+  });
+
   test('the PostgreSQL insert casts every column that is not text to its type', { skip: testDialect() !== 'postgres' && 'PostgreSQL only' }, async () => {
     const { rows } = await sql<{ column_name: string; data_type: string }>`
       select column_name, data_type from information_schema.columns

@@ -13,6 +13,7 @@ import * as redemptionEngine from './2026-11-21-0020-redemption-engine.ts';
 import * as referralTiers from './2026-11-21-0021-referral-tiers.ts';
 import * as redemptionListIndexes from './2026-11-21-0022-redemption-list-indexes.ts';
 import * as redemptionSnapshots from './2026-11-22-0023-redemption-snapshots.ts';
+import * as voucherCategoryIndex from './2026-11-22-0024-voucher-category-index.ts';
 
 // Every migration, in the order it runs. Names are date-prefixed and never change once released.
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-0021-referral-tiers': referralTiers,
   '2026-11-21-0022-redemption-list-indexes': redemptionListIndexes,
   '2026-11-22-0023-redemption-snapshots': redemptionSnapshots,
+  '2026-11-22-0024-voucher-category-index': voucherCategoryIndex,
 };
