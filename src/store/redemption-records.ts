@@ -1,7 +1,8 @@
-import { sql, type Insertable, type Selectable, type SqlBool, type Expression } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Expression } from 'kysely';
 import type { Executor } from './db.ts';
+import { toJson } from './json.ts';
 import { prepared } from './prepared.ts';
-import type { RedemptionSnapshotsTable, RedemptionsTable } from './schema.ts';
+import type { Database, RedemptionSnapshotsTable, RedemptionsTable } from './schema.ts';
 
 // Redemption records (`r_…`, `rf_…`) and rollback records (`rr_…`, `rrf_…`), and the customer redemption
 // counters they move. Records are written once and never edited except by a rollback marking them;
@@ -23,6 +24,32 @@ export async function insertRedemption(db: Executor, row: NewRedemptionRow): Pro
   await insertSnapshotsRow.run(db, {
     row: { redemption_id: record.id, project_id: record.project_id, order_snapshot, customer_snapshot, voucher_snapshot, promotion_tier_snapshot, reward_snapshot },
   });
+}
+
+/**
+ * GDPR erase, in the customer's redemption and rollback records: the customer as the record saw them
+ * (name, email, source_id, metadata) shrinks to the id, which the records and later rollbacks keep naming,
+ * and a tracking id that is the customer's source_id (the default, often an email) is cleared.
+ */
+export async function eraseCustomerFromRedemptions(db: Executor, projectId: string, customer: { id: string; source_id: string | null }): Promise<void> {
+  const records = (eb: ExpressionBuilder<Database, 'redemption_snapshots'>) =>
+    eb.selectFrom('redemptions').select('id').where('project_id', '=', projectId).where('customer_id', '=', customer.id);
+  await db
+    .updateTable('redemption_snapshots')
+    .set({ customer_snapshot: toJson({ id: customer.id, object: 'customer' }) })
+    .where('project_id', '=', projectId)
+    .where('customer_snapshot', 'is not', null)
+    .where('redemption_id', 'in', records)
+    .execute();
+  if (customer.source_id !== null) {
+    await db
+      .updateTable('redemptions')
+      .set({ tracking_id: null })
+      .where('project_id', '=', projectId)
+      .where('customer_id', '=', customer.id)
+      .where('tracking_id', '=', customer.source_id)
+      .execute();
+  }
 }
 
 /** Whole records: the record row and its snapshots. Conditions must name `redemptions.` columns. */

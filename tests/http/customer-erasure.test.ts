@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
-// Permanent deletion (GDPR erase) takes the customer's orders and every event naming them along.
+// Permanent deletion (GDPR erase) takes the customer's orders and every event naming them along, and
+// leaves only the customer's id in the records of their redemptions.
 
 describe('permanent customer deletion across areas', () => {
   let t: TestApp;
@@ -32,5 +33,34 @@ describe('permanent customer deletion across areas', () => {
     assert.equal((await t.request('GET', '/v1/orders/o-keep')).status, 200, "another customer's order stays");
     const left = await t.deps.db.selectFrom('events').select('id').where('customer_id', '=', customer.body.id).execute();
     assert.equal(left.length, 0);
+  });
+
+  test("keeps the customer's redemption records but not the person in them", async () => {
+    const redeemFor = async (sourceId: string, name: string) => {
+      const voucher = await t.request('POST', '/v1/vouchers', { json: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } });
+      assert.equal(voucher.status, 200, voucher.text);
+      const res = await t.request('POST', '/v1/redemptions', {
+        json: { redeemables: [{ object: 'voucher', id: voucher.body.code }], order: { amount: 1000 }, customer: { source_id: sourceId, name, email: `${sourceId}@example.com` } },
+      });
+      assert.equal(res.status, 200, res.text);
+      return res.body;
+    };
+    const erasedOnes = await redeemFor('erase-redeemer', 'Forget Me');
+    const kept = await redeemFor('keep-redeemer', 'Keep Me');
+    const customerId = erasedOnes.redemptions[0].customer.id as string;
+    assert.equal(erasedOnes.redemptions[0].customer.name, 'Forget Me');
+
+    const erased = await t.request('POST', `/v1/customers/${customerId}/permanent-deletion`, { json: {} });
+    assert.equal(erased.status, 200, erased.text);
+
+    for (const id of [erasedOnes.redemptions[0].id]) {
+      const record = await t.request('GET', `/v1/redemptions/${id}`);
+      assert.equal(record.status, 200, record.text);
+      assert.equal(record.body.customer_id, customerId);
+      assert.deepEqual(record.body.customer, { id: customerId, object: 'customer' });
+      assert.doesNotMatch(record.text, /Forget Me|erase-redeemer/);
+    }
+    const other = await t.request('GET', `/v1/redemptions/${kept.redemptions[0].id}`);
+    assert.equal(other.body.customer.name, 'Keep Me', "another customer's records keep their snapshot");
   });
 });
