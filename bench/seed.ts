@@ -265,12 +265,20 @@ export async function seedBulk(bulk: Bulk, fixtures: Fixtures, capture: Template
     [requests * num(tTier.redeemed_count), requests * num(tTier.orders_total_amount), requests * num(tTier.orders_total_discount_amount), fixtures.promotion.tierId],
   );
   log(`  redemption history: ${requests} stacked requests = ${requests * tRedemptions.length} records + ${requests} orders (${((Date.now() - historyStarted) / 1000).toFixed(1)} s)`);
+  // The list totals the engine keeps as it writes records (migration 0025), recounted as that migration does.
+  await bulk.query('delete from redemption_counts where project_id = ?', [projectId]);
+  await bulk.query(
+    `insert into redemption_counts (project_id, campaign_name, result, shard, n)
+      select project_id, coalesce(campaign_name, ''), result, 0, count(*) from redemptions where project_id = ?
+      group by project_id, coalesce(campaign_name, ''), result`,
+    [projectId],
+  );
 
   if (bulk.dialect === 'postgres') {
     // What autovacuum would have done on a database that grew over months: planner statistics and the
     // visibility map (index-only scans).
     const vacuumStarted = Date.now();
-    for (const table of ['vouchers', 'customers', 'redemptions', 'redemption_snapshots', 'orders', 'campaigns', 'promotion_tiers', 'voucher_transactions', 'loyalty_buckets', 'events']) {
+    for (const table of ['vouchers', 'customers', 'redemptions', 'redemption_snapshots', 'redemption_counts', 'orders', 'campaigns', 'promotion_tiers', 'voucher_transactions', 'loyalty_buckets', 'events']) {
       await bulk.exec(`vacuum analyze ${table}`);
     }
     log(`  vacuum analyze: ${((Date.now() - vacuumStarted) / 1000).toFixed(1)} s`);
@@ -306,6 +314,9 @@ export async function checkInvariants(bulk: Bulk, fixtures: Fixtures, projectId:
   const orderTotal = await value('select coalesce(sum(orders_total_count), 0) from customers where project_id = ?', [projectId]);
   const orders = await value("select count(*) from orders where project_id = ? and status = 'PAID' and customer_id is not null", [projectId]);
   if (orderTotal !== orders) problems.push(`customers count ${orderTotal} paid orders, ${orders} exist`);
+  const countedRecords = await value('select coalesce(sum(n), 0) from redemption_counts where project_id = ?', [projectId]);
+  const records = await value('select count(*) from redemptions where project_id = ?', [projectId]);
+  if (countedRecords !== records) problems.push(`redemption_counts add up to ${countedRecords}, ${records} records exist`);
   const balances = await value("select coalesce(sum(loyalty_balance), 0) from vouchers where project_id = ? and type = 'LOYALTY_CARD'", [projectId]);
   const ledger = await value('select coalesce(sum(amount), 0) from voucher_transactions where project_id = ?', [projectId]);
   if (balances !== ledger) problems.push(`loyalty balances sum to ${balances}, the ledger to ${ledger}`);

@@ -409,6 +409,18 @@ export interface RedemptionSnapshotsTable {
   reward_snapshot: Json | null;
 }
 
+/**
+ * How many records a project holds per campaign name ('' for none) and result, kept with every record
+ * insert and spread over shards; the redemption list's `total` adds them up (migration 0025).
+ */
+export interface RedemptionCountsTable {
+  project_id: string;
+  campaign_name: string;
+  result: string;
+  shard: number;
+  n: number;
+}
+
 /** Orders (promotions reference 7). Amounts are integer minor units as calculated by src/domain/orders. */
 export interface OrdersTable {
   id: string;
@@ -891,6 +903,7 @@ export interface Database {
   publications: PublicationsTable;
   redemptions: RedemptionsTable;
   redemption_snapshots: RedemptionSnapshotsTable;
+  redemption_counts: RedemptionCountsTable;
   validation_rules: ValidationRulesTable;
   validation_rule_references: ValidationRuleReferencesTable;
   validation_rule_assignments: ValidationRuleAssignmentsTable;

@@ -14,6 +14,7 @@ import * as referralTiers from './2026-11-21-0021-referral-tiers.ts';
 import * as redemptionListIndexes from './2026-11-21-0022-redemption-list-indexes.ts';
 import * as redemptionSnapshots from './2026-11-22-0023-redemption-snapshots.ts';
 import * as voucherCategoryIndex from './2026-11-22-0024-voucher-category-index.ts';
+import * as redemptionCounts from './2026-11-22-0025-redemption-counts.ts';
 
 // Every migration, in the order it runs. Names are date-prefixed and never change once released.
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-0022-redemption-list-indexes': redemptionListIndexes,
   '2026-11-22-0023-redemption-snapshots': redemptionSnapshots,
   '2026-11-22-0024-voucher-category-index': voucherCategoryIndex,
+  '2026-11-22-0025-redemption-counts': redemptionCounts,
 };

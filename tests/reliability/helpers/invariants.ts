@@ -178,5 +178,19 @@ export async function findViolations(db: Db, expect: InvariantExpectations = {})
   }
   for (const e of events) if (e.entity_id === null || !recordIds.has(e.entity_id)) problems.push(`event ${e.type} names ${e.entity_id ?? 'nothing'}, which is not stored`);
 
+  // The list totals kept in redemption_counts (migration 0025) are the records, counted.
+  const key = (r: { project_id: string; campaign_name: string | null; result: string }) => `${r.project_id} "${r.campaign_name ?? ''}" ${r.result}`;
+  const stored = new Map<string, number>();
+  for (const r of await db.selectFrom('redemptions').select(['project_id', 'campaign_name', 'result', (eb) => eb.fn.countAll<number>().as('n')]).groupBy(['project_id', 'campaign_name', 'result']).execute()) {
+    stored.set(key(r), (stored.get(key(r)) ?? 0) + n(r.n));
+  }
+  const kept = new Map<string, number>();
+  for (const r of await db.selectFrom('redemption_counts').select(['project_id', 'campaign_name', 'result', (eb) => eb.fn.sum<number>('n').as('n')]).groupBy(['project_id', 'campaign_name', 'result']).execute()) {
+    kept.set(key(r), n(r.n));
+  }
+  for (const k of new Set([...stored.keys(), ...kept.keys()])) {
+    if ((stored.get(k) ?? 0) !== (kept.get(k) ?? 0)) problems.push(`redemption_counts ${k}: ${kept.get(k) ?? 0}, but ${stored.get(k) ?? 0} records`);
+  }
+
   return problems;
 }
