@@ -35,8 +35,19 @@ export async function insertRedemption(db: Executor, row: NewRedemptionRow): Pro
   await insertSnapshotsRow.run(db, {
     row: { redemption_id: record.id, project_id: record.project_id, order_snapshot, customer_snapshot, voucher_snapshot, promotion_tier_snapshot, reward_snapshot },
   });
-  // A random shard: two transactions counting records of one campaign seldom need the same row.
-  await countRecord.run(db, { projectId: record.project_id, campaignName: record.campaign_name ?? '', result: record.result, shard: Math.floor(Math.random() * COUNT_SHARDS) });
+  await countRecord.run(db, { projectId: record.project_id, campaignName: record.campaign_name ?? '', result: record.result, shard: shardOf(record.parent_id ?? record.id) });
+}
+
+/**
+ * The count row a record adds to, from its request's parent id (or its own): two transactions counting
+ * records of one campaign seldom need the same row, and the records of one request, which may count
+ * under one campaign twice, always use the same row, so they cannot end up waiting on each other's
+ * transactions in opposite orders.
+ */
+function shardOf(groupId: string): number {
+  let hash = 0;
+  for (let i = 0; i < groupId.length; i++) hash = (Math.imul(hash, 31) + groupId.charCodeAt(i)) | 0;
+  return (hash >>> 0) % COUNT_SHARDS;
 }
 
 /**

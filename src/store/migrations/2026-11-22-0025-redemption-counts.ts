@@ -5,8 +5,9 @@ import type { MigrationDb } from './helpers.ts';
 // campaign and result read every matching index entry: 333k of them for one campaign in the benchmark,
 // 25 pages a second. redemption_counts keeps those totals as the records are written (src/store/
 // redemption-records.ts), so such a page adds up a few rows instead. Each (project, campaign name, result)
-// is spread over several rows (`shard`), so concurrent redemptions of one campaign on PostgreSQL rarely
-// wait for each other's row; records without a campaign (stacked parents) count under the name ''.
+// is spread over several rows (`shard`, chosen per request), so concurrent redemptions of one campaign on
+// PostgreSQL rarely wait for each other's row; records without a campaign (stacked parents) count under
+// the name ''. Existing records are counted into shard 0.
 
 export async function up(db: Kysely<MigrationDb>): Promise<void> {
   await db.schema
