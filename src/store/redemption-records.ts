@@ -4,9 +4,10 @@ import { toJson } from './json.ts';
 import { prepared } from './prepared.ts';
 import type { Database, RedemptionSnapshotsTable, RedemptionsTable } from './schema.ts';
 
-// Redemption records (`r_…`, `rf_…`) and rollback records (`rr_…`, `rrf_…`), and the customer redemption
-// counters they move. Records are written once and never edited except by a rollback marking them;
-// counters move by SQL increments only. Every query names its project.
+// Redemption records (`r_…`, `rf_…`) and rollback records (`rr_…`, `rrf_…`), the customer redemption
+// counters they move and the list totals kept beside them (redemption_counts). Records are written once
+// and never edited except by a rollback marking them and a GDPR erase taking the person out; counters
+// move by SQL increments only. Every query names its project.
 //
 // A record's JSON snapshots live in redemption_snapshots (migration 0023), so the records table stays
 // narrow for everything that walks many records; reading a whole record joins the two.
