@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase, openPostgres, type DbHandle } from '../../src/store/db.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
+import { migrateToLatest, migratorFor } from '../../src/store/migrate.ts';
 
 // One fresh, migrated database per test file: a temporary SQLite file, or a throwaway PostgreSQL schema.
 // `scripts/test.ts` picks the dialect through PUNCHCARD_TEST_DB and PUNCHCARD_TEST_PG_URL.
@@ -91,4 +91,19 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       for (const ext of ['', '-wal', '-shm']) rmSync(`${file}${ext}`, { force: true });
     },
   };
+}
+
+/**
+ * Tests of a data migration: steps the database down to the schema as of `migration` (included), lets
+ * `write` store rows the way the engine wrote them then, and migrates to the latest schema again, all
+ * under the lock that keeps other test files' schema changes out.
+ */
+export async function writtenBefore(handle: TestDatabase, migration: string, write: () => Promise<void>): Promise<void> {
+  const options = handle.schema ? { schema: handle.schema } : {};
+  await handle.migrating(async () => {
+    const down = await migratorFor(handle.db, options).migrateTo(migration);
+    if (down.error) throw down.error;
+    await write();
+    await migrateToLatest(handle.db, options);
+  });
 }

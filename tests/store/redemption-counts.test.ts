@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { migrateToLatest, migratorFor } from '../../src/store/migrate.ts';
 import { insertRedemption, listRedemptions, type NewRedemptionRow, type RedemptionListQuery } from '../../src/store/redemption-records.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createTestDatabase, writtenBefore, type TestDatabase } from '../helpers/database.ts';
 
 // The redemption list's `total` for campaign and result conditions comes from redemption_counts
 // (migration 0025). Records written before the migration are counted by it; records written after are
@@ -20,15 +19,12 @@ describe('redemption counts', () => {
   let handle: TestDatabase;
   before(async () => {
     handle = await createTestDatabase();
-    await handle.migrating(async () => {
-      const down = await migratorFor(handle.db, handle.schema ? { schema: handle.schema } : {}).migrateTo(BEFORE);
-      if (down.error) throw down.error;
+    await writtenBefore(handle, BEFORE, async () => {
       await insertOld(handle, 'r_o1', 'proj_a', 'Spring', 'SUCCESS');
       await insertOld(handle, 'r_o2', 'proj_a', 'Spring', 'SUCCESS');
       await insertOld(handle, 'rf_o3', 'proj_a', 'Spring', 'FAILURE');
       await insertOld(handle, 'r_o4', 'proj_a', null, 'SUCCESS');
       await insertOld(handle, 'r_o5', 'proj_b', 'Spring', 'SUCCESS');
-      await migrateToLatest(handle.db, handle.schema ? { schema: handle.schema } : {});
     });
   });
   after(async () => handle.close());

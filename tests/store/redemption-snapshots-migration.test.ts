@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { migrateToLatest, migratorFor } from '../../src/store/migrate.ts';
 import { findRedemption } from '../../src/store/redemption-records.ts';
 import { redemptionCounts } from '../../src/store/redemption-facts.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createTestDatabase, writtenBefore, type TestDatabase } from '../helpers/database.ts';
 
 // Migration 0023 moves the records' JSON snapshots to redemption_snapshots and keeps the order amounts
 // as columns. Records written before it must read back the same, and their amounts must still count.
@@ -17,15 +16,12 @@ describe('migration 0023: redemption snapshots in a side table', () => {
   let handle: TestDatabase;
   before(async () => {
     handle = await createTestDatabase();
-    await handle.migrating(async () => {
-      const down = await migratorFor(handle.db, handle.schema ? { schema: handle.schema } : {}).migrateTo(BEFORE);
-      if (down.error) throw down.error;
+    await writtenBefore(handle, BEFORE, async () => {
       // A record as the engine wrote it before the migration: snapshots in the row.
       await sql`insert into redemptions (id, project_id, object, result, status, customer_id, metadata, related_object_type, related_object_id,
           campaign_id, channel, order_snapshot, customer_snapshot, voucher_snapshot, promotion_tier_snapshot, reward_snapshot, created_at)
         values ('r_old', 'proj_m', 'redemption', 'SUCCESS', 'SUCCEEDED', 'cust_1', '{}', 'voucher', 'v_1',
           'camp_1', '{"channel_type":"API"}', ${JSON.stringify(ORDER)}, ${JSON.stringify(CUSTOMER)}, '{"code":"OLD"}', null, null, '2026-01-01T00:00:00.000Z')`.execute(handle.db);
-      await migrateToLatest(handle.db, handle.schema ? { schema: handle.schema } : {});
     });
   });
   after(async () => handle.close());
