@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Expression } from 'kysely';
 import type { Executor } from './db.ts';
-import { toJson } from './json.ts';
+import { fromJson, toJson } from './json.ts';
 import { prepared } from './prepared.ts';
 import type { Database, RedemptionSnapshotsTable, RedemptionsTable } from './schema.ts';
 
@@ -54,7 +54,9 @@ function shardOf(groupId: string): number {
 /**
  * GDPR erase, in the customer's redemption and rollback records: the customer as the record saw them
  * (name, email, source_id, metadata) shrinks to the id, which the records and later rollbacks keep naming,
- * and a tracking id that is the customer's source_id (the default, often an email) is cleared.
+ * a tracking id that is the customer's source_id (the default, often an email) is cleared, and the order
+ * copied into each record loses its free-form metadata and its items' (addresses, gift notes: the orders
+ * themselves are erased), keeping the amounts and products that say what was granted.
  */
 export async function eraseCustomerFromRedemptions(db: Executor, projectId: string, customer: { id: string; source_id: string | null }): Promise<void> {
   const records = (eb: ExpressionBuilder<Database, 'redemption_snapshots'>) =>
@@ -75,6 +77,54 @@ export async function eraseCustomerFromRedemptions(db: Executor, projectId: stri
       .where('tracking_id', '=', customer.source_id)
       .execute();
   }
+  await eraseOrderMetadata(db, projectId, customer.id);
+}
+
+const ERASE_BATCH = 500;
+
+/** Rewrites the order snapshots of a customer's records, a batch at a time in record id order (redemptions_customer_id). */
+async function eraseOrderMetadata(db: Executor, projectId: string, customerId: string): Promise<void> {
+  let after = '';
+  for (;;) {
+    const batch = await db
+      .selectFrom('redemption_snapshots as s')
+      .innerJoin('redemptions as r', (join) => join.onRef('r.id', '=', 's.redemption_id').onRef('r.project_id', '=', 's.project_id'))
+      .select(['s.redemption_id', 's.order_snapshot'])
+      .where('s.project_id', '=', projectId)
+      .where('r.customer_id', '=', customerId)
+      .where('s.order_snapshot', 'is not', null)
+      .where('r.id', '>', after)
+      .orderBy('r.id')
+      .limit(ERASE_BATCH)
+      .execute();
+    for (const row of batch) {
+      const erased = orderWithoutMetadata(fromJson<Record<string, unknown> | null>(row.order_snapshot, null));
+      if (erased === null) continue;
+      await db
+        .updateTable('redemption_snapshots')
+        .set({ order_snapshot: toJson(erased) })
+        .where('project_id', '=', projectId)
+        .where('redemption_id', '=', row.redemption_id)
+        .execute();
+    }
+    const last = batch[batch.length - 1];
+    if (batch.length < ERASE_BATCH || last === undefined) return;
+    after = last.redemption_id;
+  }
+}
+
+/** The order snapshot with empty metadata on the order and its items; null when there is nothing to empty. */
+export function orderWithoutMetadata(order: Record<string, unknown> | null): Record<string, unknown> | null {
+  if (order === null || typeof order !== 'object') return null;
+  const filled = (value: unknown) => value !== null && typeof value === 'object' && Object.keys(value).length > 0;
+  const items = Array.isArray(order.items) ? (order.items as unknown[]) : null;
+  const itemHasMetadata = (item: unknown) => item !== null && typeof item === 'object' && filled((item as Record<string, unknown>).metadata);
+  if (!filled(order.metadata) && !(items?.some(itemHasMetadata) ?? false)) return null;
+  return {
+    ...order,
+    ...('metadata' in order ? { metadata: {} } : {}),
+    ...(items ? { items: items.map((item) => (itemHasMetadata(item) ? { ...(item as Record<string, unknown>), metadata: {} } : item)) } : {}),
+  };
 }
 
 /** Whole records: the record row and its snapshots. Conditions must name `redemptions.` columns. */

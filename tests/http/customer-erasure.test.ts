@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 // Permanent deletion (GDPR erase) takes the customer's orders and every event naming them along, and
-// leaves only the customer's id in the records of their redemptions.
+// leaves only the customer's id in the records of their redemptions, whose order copies lose their metadata.
 
 describe('permanent customer deletion across areas', () => {
   let t: TestApp;
@@ -40,7 +40,11 @@ describe('permanent customer deletion across areas', () => {
       const voucher = await t.request('POST', '/v1/vouchers', { json: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } });
       assert.equal(voucher.status, 200, voucher.text);
       const res = await t.request('POST', '/v1/redemptions', {
-        json: { redeemables: [{ object: 'voucher', id: voucher.body.code }], order: { amount: 1000 }, customer: { source_id: sourceId, name, email: `${sourceId}@example.com` } },
+        json: {
+          redeemables: [{ object: 'voucher', id: voucher.body.code }],
+          order: { metadata: { ship_to: `${name}, 1 Main St` }, items: [{ sku_id: 'gift-box', price: 1000, quantity: 1, metadata: { gift_note: `for ${name}` } }] },
+          customer: { source_id: sourceId, name, email: `${sourceId}@example.com` },
+        },
       });
       assert.equal(res.status, 200, res.text);
       return res.body;
@@ -49,6 +53,9 @@ describe('permanent customer deletion across areas', () => {
     const kept = await redeemFor('keep-redeemer', 'Keep Me');
     const customerId = erasedOnes.redemptions[0].customer.id as string;
     assert.equal(erasedOnes.redemptions[0].customer.name, 'Forget Me');
+    const before = await t.request('GET', `/v1/redemptions/${erasedOnes.redemptions[0].id}`);
+    assert.match(before.text, /Forget Me, 1 Main St/, 'the record holds the order metadata before the erase');
+    assert.match(before.text, /for Forget Me/);
 
     const erased = await t.request('POST', `/v1/customers/${customerId}/permanent-deletion`, { json: {} });
     assert.equal(erased.status, 200, erased.text);
@@ -59,8 +66,14 @@ describe('permanent customer deletion across areas', () => {
       assert.equal(record.body.customer_id, customerId);
       assert.deepEqual(record.body.customer, { id: customerId, object: 'customer' });
       assert.doesNotMatch(record.text, /Forget Me|erase-redeemer/);
+      assert.deepEqual(record.body.order.metadata, {});
+      assert.deepEqual(record.body.order.items[0].metadata, {});
+      assert.equal(record.body.order.amount, 1000, 'the amounts stay');
+      assert.equal(record.body.order.items[0].sku_id, 'gift-box', 'the products stay');
     }
     const other = await t.request('GET', `/v1/redemptions/${kept.redemptions[0].id}`);
     assert.equal(other.body.customer.name, 'Keep Me', "another customer's records keep their snapshot");
+    assert.deepEqual(other.body.order.metadata, { ship_to: 'Keep Me, 1 Main St' });
+    assert.deepEqual(other.body.order.items[0].metadata, { gift_note: 'for Keep Me' });
   });
 });
