@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 // Permanent deletion (GDPR erase) takes the customer's orders and every event naming them along, and
-// leaves only the customer's id in the records of their redemptions, whose order copies lose their metadata.
+// leaves only the customer's id in the records of their redemptions (whose order copies lose their
+// metadata) and in their publications.
 
 describe('permanent customer deletion across areas', () => {
   let t: TestApp;
@@ -75,5 +76,29 @@ describe('permanent customer deletion across areas', () => {
     assert.equal(other.body.customer.name, 'Keep Me', "another customer's records keep their snapshot");
     assert.deepEqual(other.body.order.metadata, { ship_to: 'Keep Me, 1 Main St' });
     assert.deepEqual(other.body.order.items[0].metadata, { gift_note: 'for Keep Me' });
+  });
+
+  test("keeps the customer's publications by id, without the source_id they were tracked under", async () => {
+    const publishTo = async (sourceId: string) => {
+      const voucher = await t.request('POST', '/v1/vouchers', { json: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } });
+      const res = await t.request('POST', '/v1/publications', { json: { voucher: voucher.body.code, customer: { source_id: sourceId, email: `${sourceId}@example.com` } } });
+      assert.equal(res.status, 200, res.text);
+      return res.body;
+    };
+    const gone = await publishTo('published-then-erased');
+    const stays = await publishTo('published-and-kept');
+    assert.equal(gone.tracking_id, 'published-then-erased');
+
+    const erased = await t.request('POST', `/v1/customers/${gone.customer_id}/permanent-deletion`, { json: {} });
+    assert.equal(erased.status, 200, erased.text);
+
+    const list = await t.request('GET', '/v1/publications?limit=100');
+    assert.equal(list.status, 200, list.text);
+    assert.doesNotMatch(list.text, /published-then-erased/);
+    type Publication = { id: string; customer_id: string; tracking_id: string | null };
+    const byId = new Map((list.body.publications as Publication[]).map((p) => [p.id, p]));
+    assert.equal(byId.get(gone.id)?.customer_id, gone.customer_id, 'the publication stays, naming the customer by id');
+    assert.equal(byId.get(gone.id)?.tracking_id, null);
+    assert.equal(byId.get(stays.id)?.tracking_id, 'published-and-kept', "another customer's publication keeps its tracking id");
   });
 });

@@ -4,6 +4,7 @@ import type { Tx } from '../../store/db.ts';
 import { appendEvents, countCustomerEventsOfKind, deleteCustomerEvents } from '../../store/events.ts';
 import { deleteCustomerOrders } from '../../store/orders.ts';
 import { eraseCustomerFromRedemptions } from '../../store/redemption-records.ts';
+import { erasePublicationTracking } from '../../store/publications.ts';
 import { toJson } from '../../store/json.ts';
 import * as store from '../../store/customers.ts';
 import { findProject } from '../../store/projects.ts';
@@ -220,7 +221,7 @@ export interface PermanentDeletion {
 
 /**
  * GDPR erase: removes the customer row, their orders and every event that names the customer, keeps
- * only their id in their redemption records, and keeps a record of what went. Works on a live
+ * only their id in their redemption records and publications, and keeps a record of what went. Works on a live
  * customer (id or source_id) and also on one already deleted (by id), so a prior DELETE never blocks the
  * erase. The event appended for it carries ids and counts only.
  */
@@ -236,6 +237,7 @@ export async function permanentlyDeleteCustomer(deps: Deps, actor: Actor, custom
     const segments = await eraseCustomerMemberships(tx, actor.projectId, row.id);
     // The redemption records stay (they are the history of what was granted), without the person in them.
     await eraseCustomerFromRedemptions(tx, actor.projectId, row);
+    await erasePublicationTracking(tx, actor.projectId, row);
     await store.eraseCustomer(tx, actor.projectId, row.id);
     const record: PermanentDeletion = {
       id: deps.ids.next('del'),

@@ -100,7 +100,7 @@ export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
       schema: {
         tags,
         operationId: 'deleteCustomerPermanently',
-        summary: 'Erase a customer, their orders and every event naming it, and the person in their redemption records (also after a DELETE, by id); answers what was erased',
+        summary: 'Erase a customer, their orders and every event naming it, and the person in their redemption records and publications (also after a DELETE, by id); answers what was erased',
         params: CustomerParams,
         response: { 200: PermanentDeletion, ...errorResponses(404) },
       },
