@@ -68,18 +68,3 @@ export async function claimVoucher(db: Executor, projectId: string, voucherId: s
     .returningAll()
     .executeTakeFirst();
 }
-
-/**
- * GDPR erase: a publication keeps naming the customer by id, but a tracking id that is the customer's
- * source_id (what a publication records by default, often an email) is cleared.
- */
-export async function erasePublicationTracking(db: Executor, projectId: string, customer: { id: string; source_id: string | null }): Promise<void> {
-  if (customer.source_id === null) return;
-  await db
-    .updateTable('publications')
-    .set({ tracking_id: null })
-    .where('project_id', '=', projectId)
-    .where('customer_id', '=', customer.id)
-    .where('tracking_id', '=', customer.source_id)
-    .execute();
-}

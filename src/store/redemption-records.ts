@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Expression } from 'kysely';
 import type { Executor } from './db.ts';
+import { clearTrackingIdOfErased } from './erased-tracking.ts';
 import { fromJson, toJson } from './json.ts';
 import { prepared } from './prepared.ts';
 import type { Database, RedemptionSnapshotsTable, RedemptionsTable } from './schema.ts';
@@ -68,15 +69,7 @@ export async function eraseCustomerFromRedemptions(db: Executor, projectId: stri
     .where('customer_snapshot', 'is not', null)
     .where('redemption_id', 'in', records)
     .execute();
-  if (customer.source_id !== null) {
-    await db
-      .updateTable('redemptions')
-      .set({ tracking_id: null })
-      .where('project_id', '=', projectId)
-      .where('customer_id', '=', customer.id)
-      .where('tracking_id', '=', customer.source_id)
-      .execute();
-  }
+  await clearTrackingIdOfErased(db, 'redemptions', projectId, customer);
   await eraseOrderMetadata(db, projectId, customer.id);
 }
 

@@ -4,7 +4,7 @@ import type { Tx } from '../../store/db.ts';
 import { appendEvents, countCustomerEventsOfKind, deleteCustomerEvents } from '../../store/events.ts';
 import { deleteCustomerOrders } from '../../store/orders.ts';
 import { eraseCustomerFromRedemptions } from '../../store/redemption-records.ts';
-import { erasePublicationTracking } from '../../store/publications.ts';
+import { clearTrackingIdOfErased } from '../../store/erased-tracking.ts';
 import { toJson } from '../../store/json.ts';
 import * as store from '../../store/customers.ts';
 import { findProject } from '../../store/projects.ts';
@@ -237,7 +237,7 @@ export async function permanentlyDeleteCustomer(deps: Deps, actor: Actor, custom
     const segments = await eraseCustomerMemberships(tx, actor.projectId, row.id);
     // The redemption records stay (they are the history of what was granted), without the person in them.
     await eraseCustomerFromRedemptions(tx, actor.projectId, row);
-    await erasePublicationTracking(tx, actor.projectId, row);
+    await clearTrackingIdOfErased(tx, 'publications', actor.projectId, row);
     await store.eraseCustomer(tx, actor.projectId, row.id);
     const record: PermanentDeletion = {
       id: deps.ids.next('del'),
