@@ -185,6 +185,48 @@ describe('HTTP conventions', () => {
     assert.equal(nested.status, 400);
   });
 
+  test('a body nested 10,000 levels deep is 400 on every operation that takes JSON, before any handler runs', async () => {
+    const doc = (await t.request('GET', '/openapi.json', { headers: {} })).body as { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>> };
+    const levels = 10_000;
+    const bodies = {
+      'nested arrays': `${'['.repeat(levels)}${']'.repeat(levels)}`,
+      'nested objects in a member': `{"metadata":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`,
+      // Brackets inside strings are text, not nesting; the deep part follows them.
+      'after bracket-filled strings': `{"name":"[[[{{{\\"]]]","x":${'['.repeat(levels)}${']'.repeat(levels)}}`,
+    };
+    const headersFor = (path: string): Record<string, string> =>
+      path.startsWith('/management/') ? t.managementHeaders() : path.startsWith('/client/') ? t.clientHeaders() : t.serverHeaders();
+    let swept = 0;
+    const failures: string[] = [];
+    for (const [template, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (!operation.requestBody?.content?.['application/json']) continue;
+        swept++;
+        const path = template.replace(/\{[^}]+\}/g, 'x_deep');
+        for (const [name, body] of Object.entries(bodies)) {
+          const res = await t.request(method.toUpperCase(), path, { headers: { ...headersFor(path), 'content-type': 'application/json' }, body });
+          const standard =
+            res.body?.code === 400 && res.body.key === 'invalid_payload' && typeof res.body.message === 'string' && typeof res.body.request_id === 'string' && /64 levels/.test(res.body.details);
+          if (res.status !== 400 || !standard) failures.push(`${method.toUpperCase()} ${template} (${name}) → ${res.status} ${res.text.slice(0, 200)}`);
+        }
+      }
+    }
+    assert.ok(swept > 80, `${swept} operations take a JSON body`);
+    assert.deepEqual(failures, []);
+  });
+
+  test('a body at the nesting limit still reaches validation; query strings cannot nest deeper than the query parser allows', async () => {
+    // 64 levels: the body parser lets it through and the schema names the first wrong member instead.
+    const atLimit = await t.request('POST', '/v1/customers', { headers: { ...t.serverHeaders(), 'content-type': 'application/json' }, body: `{"name":${'['.repeat(63)}${']'.repeat(63)}}` });
+    assert.equal(atLimit.status, 400);
+    assert.equal(atLimit.body.details, 'Property .name should be string,null');
+    const deepQuery = `filters${'[a]'.repeat(2_000)}=1`;
+    for (const path of ['/v1/vouchers', '/v1/customers', '/v1/redemptions', '/v1/orders']) {
+      const res = await t.request('GET', `${path}?${deepQuery}`);
+      assert.ok(res.status < 500, `${path}: ${res.status} ${res.text.slice(0, 200)}`);
+    }
+  });
+
   test('date-times are stored and answered in UTC with milliseconds, whatever offset was sent', async () => {
     const created = await t.request('POST', '/v1/campaigns', {
       json: {

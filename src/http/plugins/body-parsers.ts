@@ -4,14 +4,45 @@ import { domainError } from '../../domain/errors.ts';
 
 export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
+/**
+ * Objects and arrays may nest this deep in a JSON body. Every body our routes take fits in far fewer
+ * levels (free-form members allow 16 of their own), and refusing deeper text before it is parsed means
+ * no recursive code (validation, JSON.stringify, the database's JSON functions) ever sees it.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/**
+ * Whether JSON text nests objects and arrays deeper than `limit`. Brackets inside strings do not count;
+ * text that is not JSON is left to the parser to refuse.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character, a quote included
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
 // The official SDK sends `Content-Type: application/json` with no body on GET and DELETE, which the
-// default parser refuses; an empty body is simply no body. JSON is parsed without prototype pollution.
+// default parser refuses; an empty body is simply no body. JSON is parsed without prototype pollution,
+// and only after its nesting was measured.
 export function installBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
 
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
+      return done(domainError('invalid_payload', { details: `Request body nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels` }), undefined);
+    }
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch {
