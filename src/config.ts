@@ -1,3 +1,5 @@
+import { parseNetwork } from './lib/address-policy.ts';
+
 // The one place that reads process.env. Every value is validated here so a bad setting stops the
 // process at start with a one-line reason instead of failing later inside a request.
 
@@ -25,6 +27,11 @@ export interface Config {
   oauthTokenTtlSeconds: number;
   /** Run the background worker inside `start`. */
   runWorker: boolean;
+  /**
+   * Networks (CIDRs) that webhook targets may reach although they are not public: loopback, private,
+   * link-local and other special ranges are refused unless listed here. Default none.
+   */
+  webhookAllowNetworks: string[];
 }
 
 export class ConfigError extends Error {}
@@ -129,6 +136,18 @@ function readBoolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): b
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+function readNetworks(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  const networks = raw.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  for (const network of networks) {
+    if (!parseNetwork(network)) {
+      throw new ConfigError(`${name} entry "${network}" is not a network like 10.0.0.0/8 or fd00::/8 (address/prefix length, IPv4 in dotted decimal)`);
+    }
+  }
+  return networks;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = readPort(env);
   const host = env.HOST === undefined || env.HOST === '' ? '127.0.0.1' : env.HOST;
@@ -149,5 +168,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     managementKey,
     oauthTokenTtlSeconds: readPositiveInt(env, 'PUNCHCARD_OAUTH_TOKEN_TTL', 900),
     runWorker: readBoolean(env, 'PUNCHCARD_WORKER', true),
+    webhookAllowNetworks: readNetworks(env, 'PUNCHCARD_WEBHOOK_ALLOW_NETWORKS'),
   };
 }

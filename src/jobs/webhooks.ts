@@ -33,7 +33,7 @@ export function registerWebhookTasks(worker: Worker): void {
   let sender: WebhookSender | null = null;
   let purgeDueAt = 0;
   worker.every('webhooks', 0, async ({ deps, log }) => {
-    sender ??= new WebhookSender(deps);
+    sender ??= new WebhookSender(deps, { log });
     const turn = await runWebhookTurn(deps, sender);
     if (turn.attempts > 0) log.debug(turn, 'webhook turn');
     const now = deps.clock.now().getTime();

@@ -79,6 +79,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     managementKey: TEST_KEYS.management,
     oauthTokenTtlSeconds: 900,
     runWorker: false,
+    webhookAllowNetworks: [],
     ...overrides,
   };
 }

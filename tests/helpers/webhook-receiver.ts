@@ -2,8 +2,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 // A real HTTP endpoint for webhook tests: records every request it gets, and answers per path as the test
-// says (2xx, an error status, or slowly). It can be shut down (connections refused) and started again on
-// the same port.
+// says (2xx, an error status, a redirect, or slowly). It can be shut down (connections refused) and started
+// again on the same port. It listens on 127.0.0.1, which webhook targets reach only when the app's config
+// allows it: see RECEIVER_NETWORKS.
 
 export interface ReceivedRequest {
   path: string;
@@ -13,7 +14,10 @@ export interface ReceivedRequest {
   status: number;
 }
 
-export type Behaviour = { status: number; delayMs?: number };
+export type Behaviour = { status: number; delayMs?: number; location?: string };
+
+/** The allow-list (PUNCHCARD_WEBHOOK_ALLOW_NETWORKS) an app needs to deliver to a receiver. */
+export const RECEIVER_NETWORKS = ['127.0.0.0/8'];
 
 export class WebhookReceiver {
   readonly received: ReceivedRequest[] = [];
@@ -55,7 +59,7 @@ export class WebhookReceiver {
         const record: ReceivedRequest = { path, body: Buffer.concat(chunks).toString('utf8'), headers: req.headers, status: behaviour.status };
         const reply = () => {
           this.received.push(record);
-          res.writeHead(behaviour.status, { 'content-type': 'text/plain' }).end('ok');
+          res.writeHead(behaviour.status, { 'content-type': 'text/plain', ...(behaviour.location ? { location: behaviour.location } : {}) }).end('ok');
         };
         if (behaviour.delayMs) setTimeout(reply, behaviour.delayMs);
         else reply();

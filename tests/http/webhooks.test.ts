@@ -97,6 +97,66 @@ describe('webhook configurations (management API)', () => {
     assert.deepEqual((await t.request('GET', path, mgmt(t))).body, created.body);
   });
 
+  const INTERNAL_TARGETS = [
+    'http://127.0.0.1/hook',
+    'http://2130706433/hook',
+    'http://0x7f.1/hook',
+    'http://0177.0.0.1/hook',
+    'http://127.1:8080/hook',
+    'http://localhost:3000/hook',
+    'https://admin.localhost/hook',
+    'http://[::1]/hook',
+    'http://[::ffff:127.0.0.1]/hook',
+    'http://0.0.0.0/hook',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://metadata.google.internal/computeMetadata/v1/',
+    'http://10.0.0.5/hook',
+    'http://192.168.1.1/hook',
+    'http://172.16.3.4/hook',
+    'http://100.64.0.1/hook',
+    'http://[fd00::1]/hook',
+    'http://[fe80::1]/hook',
+    'http://224.0.0.1/hook',
+  ];
+
+  test('a target on an internal address is refused in every spelling, on create and update, and nothing is stored', async () => {
+    const created = await t.request('POST', base(t), { ...mgmt(t), json: { target_url: 'https://f.example.com/', events: ['customer.created'] } });
+    const path = `${base(t)}/${created.body.id}`;
+    const count = (await t.request('GET', base(t), mgmt(t))).body.total;
+    for (const target_url of INTERNAL_TARGETS) {
+      const json = { target_url, events: ['customer.created'] };
+      for (const [method, url] of [['POST', base(t)], ['PUT', path]] as const) {
+        const res = await t.request(method, url, { ...mgmt(t), json });
+        assert.equal(res.status, 400, `${method} ${target_url}`);
+        assert.equal(res.body.key, 'invalid_payload');
+        assert.match(res.body.details, /^Property \.target_url must reach a public address; \S+ is (a|an) [a-z]/, target_url);
+        assert.match(res.body.details, /PUNCHCARD_WEBHOOK_ALLOW_NETWORKS/);
+      }
+    }
+    const decimal = await t.request('POST', base(t), { ...mgmt(t), json: { target_url: 'http://2130706433/', events: ['customer.created'] } });
+    assert.match(decimal.body.details, /127\.0\.0\.1 is a loopback address/, 'names the address the URL means');
+    assert.equal((await t.request('GET', base(t), mgmt(t))).body.total, count);
+    assert.deepEqual((await t.request('GET', path, mgmt(t))).body, created.body);
+  });
+
+  test('an installation that allows its own networks can target addresses inside them, and only those', async () => {
+    const own = await startTestApp({ config: { webhookAllowNetworks: ['127.0.0.0/8', '10.0.0.0/8'] } });
+    try {
+      const ownBase = `/management/v1/projects/${own.projectId}/webhooks`;
+      for (const target_url of ['http://127.0.0.1:9000/hook', 'http://127.1/hook', 'http://localhost:3000/hook', 'http://10.0.0.5/hook']) {
+        const res = await own.request('POST', ownBase, { headers: own.managementHeaders(), json: { target_url, events: ['customer.created'] } });
+        assert.equal(res.status, 200, target_url);
+        assert.equal(res.body.target_url, target_url, 'stored as given');
+      }
+      for (const target_url of ['http://192.168.1.1/hook', 'http://169.254.169.254/', 'http://[::1]/hook']) {
+        const res = await own.request('POST', ownBase, { headers: own.managementHeaders(), json: { target_url, events: ['customer.created'] } });
+        assert.equal(res.status, 400, target_url);
+      }
+    } finally {
+      await own.close();
+    }
+  });
+
   test('unknown project, unknown webhook and another project’s webhook are 404', async () => {
     const unknownProject = await t.request('GET', '/management/v1/projects/proj_nope/webhooks', mgmt(t));
     assert.equal(unknownProject.status, 404);

@@ -13,6 +13,12 @@ describe('configuration from the environment', () => {
     assert.equal(config.defaultProject.serverKey, null);
     assert.equal(config.managementKey, null);
     assert.equal(config.oauthTokenTtlSeconds, 900);
+    assert.deepEqual(config.webhookAllowNetworks, [], 'webhook targets reach only public addresses by default');
+  });
+
+  test('networks webhooks may reach: comma-separated CIDRs, IPv4 and IPv6', () => {
+    const config = loadConfig({ PUNCHCARD_WEBHOOK_ALLOW_NETWORKS: ' 127.0.0.0/8, 10.0.0.0/8 ,fd00::/8,' });
+    assert.deepEqual(config.webhookAllowNetworks, ['127.0.0.0/8', '10.0.0.0/8', 'fd00::/8']);
   });
 
   test('fixed keys and origins', () => {
@@ -41,6 +47,9 @@ describe('configuration from the environment', () => {
     [{ PUNCHCARD_CLIENT_ORIGINS: 'https://a.example.com/path' }, /bare origin/],
     [{ PUNCHCARD_OAUTH_TOKEN_TTL: '0' }, /PUNCHCARD_OAUTH_TOKEN_TTL/],
     [{ PUNCHCARD_WORKER: 'maybe' }, /PUNCHCARD_WORKER/],
+    [{ PUNCHCARD_WEBHOOK_ALLOW_NETWORKS: '10.0.0.0/8,192.168.1.1' }, /PUNCHCARD_WEBHOOK_ALLOW_NETWORKS entry "192.168.1.1"/],
+    [{ PUNCHCARD_WEBHOOK_ALLOW_NETWORKS: '10.0.0.0/33' }, /PUNCHCARD_WEBHOOK_ALLOW_NETWORKS/],
+    [{ PUNCHCARD_WEBHOOK_ALLOW_NETWORKS: 'localhost/8' }, /PUNCHCARD_WEBHOOK_ALLOW_NETWORKS/],
   ];
   for (const [env, message] of bad) {
     test(`refuses ${JSON.stringify(env)} with a one-line reason`, () => {

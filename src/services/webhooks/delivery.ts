@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from '../../domain/webhooks/event-kinds.ts';
 import { punchcardSignature, vendorSignature } from '../../domain/webhooks/signature.ts';
+import { AddressPolicy } from '../../lib/address-policy.ts';
 import { randomString } from '../../lib/ids.ts';
 import type { EventSource } from '../../store/events.ts';
 import { fromJson, toJson } from '../../store/json.ts';
@@ -19,6 +20,7 @@ import {
   type DeliveryRow,
 } from '../../store/webhooks.ts';
 import { inTransaction, type Deps } from '../context.ts';
+import { guardedTransport, TargetNotAllowedError, type Resolver, type WebhookTransport } from './transport.ts';
 
 // The sender: claims due deliveries, POSTs the signed envelope to the webhook's target, and records the
 // outcome. Only the oldest unfinished delivery of a webhook is ever due (store/webhooks.ts), so a webhook
@@ -26,34 +28,6 @@ import { inTransaction, type Deps } from '../context.ts';
 // Claims are leases taken with SKIP LOCKED on PostgreSQL, so several processes never send the same
 // attempt at once; a sender that dies mid-attempt leaves a lease that runs out, and the next attempt
 // (counted anew) goes out then.
-
-export interface WebhookRequest {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-  timeoutMs: number;
-}
-
-export interface WebhookResponse {
-  status: number;
-}
-
-/** Sends one HTTP request; injectable so tests and embedders can replace the network. */
-export type WebhookTransport = (request: WebhookRequest) => Promise<WebhookResponse>;
-
-/** node's fetch; redirects are not followed (a 3xx is not a 2xx, so it is a failure). */
-export const fetchTransport: WebhookTransport = async (request) => {
-  const response = await fetch(request.url, {
-    method: 'POST',
-    headers: request.headers,
-    body: request.body,
-    redirect: 'manual',
-    signal: AbortSignal.timeout(request.timeoutMs),
-  });
-  // The answer's body is never needed; dropping it frees the connection at once.
-  await response.body?.cancel().catch(() => undefined);
-  return { status: response.status };
-};
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Longer than any attempt can take, so a live sender never loses its claim mid-attempt. */
@@ -107,18 +81,22 @@ export function buildEnvelope(delivery: DeliveryRow, event: Selectable<EventsTab
   };
 }
 
-function describeFailure(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error) {
-    if (error.name === 'TimeoutError' || error.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
-    const cause = (error as Error & { cause?: unknown }).cause;
-    const detail = cause instanceof Error ? cause.message : '';
-    return (detail ? `${error.message}: ${detail}` : error.message).slice(0, 500);
-  }
-  return String(error).slice(0, 500);
+/**
+ * What the delivery log says about an attempt that got no HTTP answer. A refused connection, a reset, a
+ * timeout, a TLS failure and a non-HTTP answer read alike: telling them apart (or naming the errno or the
+ * address) would make the log a port scanner for whoever can set a target.
+ */
+function describeFailure(error: unknown): string {
+  return error instanceof TargetNotAllowedError ? 'target address not allowed' : 'delivery failed';
 }
 
 export interface WebhookSenderOptions {
+  /** Replaces the network entirely (and with it the address policy). */
   transport?: WebhookTransport;
+  /** Resolves target names for the default transport; tests answer without DNS. */
+  resolve?: Resolver;
+  /** Receives the real cause of an attempt without an HTTP answer, for the operators' log only. */
+  log?: { warn(details: object, message: string): void };
   timeoutMs?: number;
   batchSize?: number;
   /** Distinguishes this sender's leases from other processes'. */
@@ -129,12 +107,14 @@ export class WebhookSender {
   readonly id: string;
   readonly #deps: Deps;
   readonly #transport: WebhookTransport;
+  readonly #log: WebhookSenderOptions['log'];
   readonly #timeoutMs: number;
   readonly #batchSize: number;
 
   constructor(deps: Deps, options: WebhookSenderOptions = {}) {
     this.#deps = deps;
-    this.#transport = options.transport ?? fetchTransport;
+    this.#transport = options.transport ?? guardedTransport(new AddressPolicy(deps.config.webhookAllowNetworks), options.resolve);
+    this.#log = options.log;
     this.#timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.#batchSize = options.batchSize ?? SEND_BATCH;
     this.id = options.senderId ?? `whw-${randomString(12)}`;
@@ -187,7 +167,8 @@ export class WebhookSender {
       responseStatus = response.status;
       if (response.status < 200 || response.status > 299) error = `answered HTTP ${response.status}`;
     } catch (failure) {
-      error = describeFailure(failure, this.#timeoutMs);
+      error = describeFailure(failure);
+      this.#log?.warn({ err: failure, delivery_id: delivery.id, webhook_id: delivery.webhook_id }, `webhook attempt failed: ${error}`);
     }
     await this.#record(delivery, { responseStatus, error, durationMs: Math.round(performance.now() - started) });
   }

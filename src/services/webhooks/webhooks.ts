@@ -1,5 +1,6 @@
 import { businessError, errors } from '../../domain/errors.ts';
 import type { ListDeliveriesInput, WebhookInput } from '../../http/schemas/webhooks.ts';
+import { AddressPolicy } from '../../lib/address-policy.ts';
 import type { Executor } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
 import { fromJson, toJson } from '../../store/json.ts';
@@ -34,8 +35,11 @@ function toWebhookObject(row: store.WebhookRow): WebhookObject {
   };
 }
 
-/** An absolute http(s) URL without credentials; anything else cannot receive a POST from us. */
-function assertTargetUrl(value: string): string {
+/**
+ * An absolute http(s) URL without credentials, whose host is not obviously internal (an IP literal in a
+ * refused range, `localhost`, a cloud metadata name). Names are judged again after DNS at every delivery.
+ */
+function assertTargetUrl(deps: Deps, value: string): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -47,6 +51,12 @@ function assertTargetUrl(value: string): string {
   }
   if (url.username !== '' || url.password !== '') {
     throw errors.invalidPayload('Property .target_url must not carry credentials; the signature authenticates deliveries');
+  }
+  const refusal = new AddressPolicy(deps.config.webhookAllowNetworks).refusalOfHost(url.hostname);
+  if (refusal !== null) {
+    throw errors.invalidPayload(
+      `Property .target_url must reach a public address; ${url.hostname} is ${refusal} (an installation can allow its own networks with PUNCHCARD_WEBHOOK_ALLOW_NETWORKS)`,
+    );
   }
   return value;
 }
@@ -68,7 +78,7 @@ function webhookEvent(deps: Deps, actor: ManagementActor, projectId: string, typ
 }
 
 export async function createWebhook(deps: Deps, actor: ManagementActor, projectId: string, input: WebhookInput): Promise<WebhookObject> {
-  const targetUrl = assertTargetUrl(input.target_url);
+  const targetUrl = assertTargetUrl(deps, input.target_url);
   return inTransaction(deps, async (tx) => {
     await requireProject(tx, projectId);
     // Serialises creates of one project so the limit holds under concurrent requests.
@@ -119,7 +129,7 @@ export async function updateWebhook(
   webhookId: string,
   input: WebhookInput,
 ): Promise<WebhookObject> {
-  const targetUrl = assertTargetUrl(input.target_url);
+  const targetUrl = assertTargetUrl(deps, input.target_url);
   return inTransaction(deps, async (tx) => {
     await requireProject(tx, projectId);
     await requireWebhook(tx, projectId, webhookId);
