@@ -43,7 +43,7 @@ export class TargetNotAllowedError extends Error {
  */
 export function guardedTransport(policy: AddressPolicy, resolve: Resolver = systemResolver): WebhookTransport {
   const lookup: LookupFunction = (hostname, options, callback) => {
-    resolve(hostname).then(
+    void resolve(hostname).then(
       (addresses) => {
         const allowed = addresses.filter((a) => policy.allows(a.address));
         if (allowed.length === 0) {
