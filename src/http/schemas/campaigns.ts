@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
-import { DateOrDateTime, Limit, Metadata, Nullable } from './common.ts';
+import { DateOrDateTime, Limit, Metadata, Nullable, StoredInteger } from './common.ts';
+import { FreeFormObject } from './free-form.ts';
 import { Discount, Gift, LoyaltyCardTemplate } from './discounts.ts';
 
 // Campaigns of every type (promotions reference 1, loyalty reference 1; seed 2.3, 2.4).
@@ -31,13 +32,16 @@ export const ValidityFields = {
   validity_hours: Type.Optional(Nullable(ValidityHours)),
 };
 
+/** How many times a voucher can be redeemed (`redemption_quantity`, a bigint column); null = unlimited. */
+export const RedemptionQuantity = StoredInteger('bigint', { minimum: 1, description: 'How many times the voucher can be redeemed; null = unlimited' });
+
 export const CodeConfig = Type.Object({
   length: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   charset: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'alphanumeric, alphabetic, alphabetic_lowercase, alphabetic_uppercase, numbers, or the characters themselves' })),
   prefix: Type.Optional(Type.String({ maxLength: 100 })),
   postfix: Type.Optional(Type.String({ maxLength: 100 })),
   pattern: Type.Optional(Type.String({ maxLength: 200, description: "Every '#' becomes a random charset character" })),
-  initial_count: Type.Optional(Type.Integer({ description: 'Ignored' })),
+  initial_count: Type.Optional(StoredInteger('bigint', { description: 'Ignored' })),
 });
 
 export const VOUCHER_TYPES = ['DISCOUNT_VOUCHER', 'GIFT_VOUCHER', 'LOYALTY_CARD'] as const;
@@ -47,7 +51,7 @@ export const VoucherTemplate = Type.Object({
   discount: Type.Optional(Discount),
   gift: Type.Optional(Gift),
   loyalty_card: Type.Optional(LoyaltyCardTemplate),
-  redemption: Type.Optional(Type.Object({ quantity: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))) })),
+  redemption: Type.Optional(Type.Object({ quantity: Type.Optional(Nullable(RedemptionQuantity)) })),
   code_config: Type.Optional(CodeConfig),
   is_referral_code: Type.Optional(Type.Boolean()),
   ...ValidityFields,
@@ -89,7 +93,7 @@ export const PromotionTierFields = {
   action: Type.Optional(Nullable(Type.Object({ discount: Type.Optional(Nullable(Discount)) }))),
   metadata: Type.Optional(Nullable(Metadata)),
   hierarchy: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Order in which tiers apply (ascending); default: after the highest' }),
+    StoredInteger('integer', { minimum: 1, maximum: 1_000_000, description: 'Order in which tiers apply (ascending); default: after the highest' }),
   ),
   active: Type.Optional(Type.Boolean()),
   category: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'Category name' }))),
@@ -115,8 +119,8 @@ export const CreateCampaignBody = Type.Object({
   vouchers_count: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_VOUCHERS_PER_REQUEST })),
   voucher: Type.Optional(VoucherTemplate),
   promotion: Type.Optional(Nullable(Type.Object({ tiers: Type.Optional(Nullable(Type.Array(PromotionTierCreateBody, { maxItems: MAX_TIERS_PER_CREATE }))) }))),
-  referral_program: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
-  loyalty_tiers_expiration: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+  referral_program: Type.Optional(Nullable(FreeFormObject())),
+  loyalty_tiers_expiration: Type.Optional(Nullable(FreeFormObject())),
   validation_rules: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 1 })),
   ...CommonCampaignFields,
 });
@@ -129,8 +133,8 @@ export const UpdateCampaignBody = Type.Object({
   discount: Type.Optional(Discount),
   gift: Type.Optional(Gift),
   loyalty_card: Type.Optional(LoyaltyCardTemplate),
-  referral_program: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
-  loyalty_tiers_expiration: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+  referral_program: Type.Optional(Nullable(FreeFormObject())),
+  loyalty_tiers_expiration: Type.Optional(Nullable(FreeFormObject())),
   options: Type.Optional(
     Type.Object({
       recalculate_tiers: Type.Optional(Type.Boolean({ description: 'Loyalty programs: recompute every member’s tier under the current rules (in the background)' })),
@@ -161,7 +165,7 @@ export const AddVouchersBody = Type.Object({
   category_id: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
   metadata: Type.Optional(Nullable(Metadata)),
   additional_info: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
-  redemption: Type.Optional(Type.Object({ quantity: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))) })),
+  redemption: Type.Optional(Type.Object({ quantity: Type.Optional(Nullable(RedemptionQuantity)) })),
   start_date: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
   expiration_date: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
 });

@@ -1,12 +1,12 @@
 import Type, { type Static } from 'typebox';
+import { StoredInteger } from './common.ts';
 
 // Categories (platform reference 4.5). Names are unique within a project.
 
 const CategoryFields = {
   name: Type.String({ minLength: 1, maxLength: 200, description: 'Unique within the project' }),
-  hierarchy: Type.Integer({
+  hierarchy: StoredInteger('integer', {
     minimum: 0,
-    maximum: 2147483647,
     description: 'Processing order: categories with a lower hierarchy are processed first',
   }),
 };

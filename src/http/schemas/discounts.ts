@@ -1,10 +1,11 @@
 import Type, { type Static } from 'typebox';
+import { StoredInteger } from './common.ts';
 
 // Discount, gift and loyalty-card definitions (promotions reference 3.1, 2.3; loyalty reference 1.3).
 // Shapes are checked here; the rules that depend on the type (which members are required, which effects
 // are allowed, whether formulas parse) are checked in src/domain/discounts.
 
-const Money = (description: string) => Type.Integer({ minimum: 0, maximum: 9007199254740991, description });
+const Money = (description: string) => StoredInteger('bigint', { minimum: 0, description });
 const Formula = Type.String({ minLength: 1, maxLength: 2000, description: 'Dynamic formula (reference 3.12); evaluated at redemption' });
 
 const CatalogRef = Type.Object({
@@ -17,7 +18,7 @@ export const UNIT_EFFECTS = ['ADD_MISSING_ITEMS', 'ADD_NEW_ITEMS', 'ADD_SAME_ITE
 
 const UnitEntry = Type.Object({
   unit_type: Type.String({ minLength: 1, description: 'Product or SKU id the units are of' }),
-  unit_off: Type.Optional(Type.Integer({ minimum: 0 })),
+  unit_off: Type.Optional(StoredInteger('bigint', { minimum: 0 })),
   unit_off_formula: Type.Optional(Formula),
   effect: Type.Enum(['ADD_MISSING_ITEMS', 'ADD_NEW_ITEMS']),
   product: Type.Optional(CatalogRef),
@@ -49,7 +50,7 @@ export const Discount = Type.Object(
     aggregated_amount_limit: Type.Optional(Money('Most that can be taken off across all lines')),
     aggregated_amount_limit_formula: Type.Optional(Formula),
     unit_type: Type.Optional(Type.String({ minLength: 1 })),
-    unit_off: Type.Optional(Type.Integer({ minimum: 0 })),
+    unit_off: Type.Optional(StoredInteger('bigint', { minimum: 0 })),
     unit_off_formula: Type.Optional(Formula),
     units: Type.Optional(Type.Array(UnitEntry, { minItems: 1, maxItems: 50 })),
     product: Type.Optional(CatalogRef),
@@ -81,7 +82,7 @@ export const ExpirationRules = Type.Object({
 export type ExpirationRulesInput = Static<typeof ExpirationRules>;
 
 export const LoyaltyCardTemplate = Type.Object({
-  points: Type.Integer({ minimum: 0, maximum: 9007199254740991, description: 'Points each new card starts with' }),
+  points: StoredInteger('bigint', { minimum: 0, description: 'Points each new card starts with' }),
   expiration_rules: Type.Optional(ExpirationRules),
 });
 export type LoyaltyCardInput = Static<typeof LoyaltyCardTemplate>;

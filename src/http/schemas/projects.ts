@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Nullable } from './common.ts';
+import { Nullable, StoredInteger } from './common.ts';
 
 const NotificationSetting = Type.Object({
   email: Type.Optional(Type.Boolean()),
@@ -15,7 +15,7 @@ const UsageNotification = Type.Object({
 });
 
 const RateLimit = Type.Object({
-  value: Type.Integer({ minimum: 1 }),
+  value: StoredInteger('bigint', { minimum: 1 }),
   duration: Type.String({ pattern: '^P(T?\\d+[SMHD])+$', description: 'ISO 8601 duration, e.g. PT1M' }),
 });
 

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { CustomerBody } from './customers.ts';
-import { Limit, Metadata, Nullable } from './common.ts';
+import { Limit, Metadata, Nullable, StoredInteger } from './common.ts';
 import { VoucherObject } from './vouchers.ts';
 
 // Publications (promotions reference 2.5; vendor /v1/publications): handing vouchers to customers.
@@ -90,7 +90,7 @@ export const PUBLICATION_ORDERS = ['id', '-id', 'voucher_code', '-voucher_code',
 
 export const ListPublicationsQuery = Type.Object({
   limit: Type.Optional(Limit),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Pages above 1000 are refused with page_over_limit' })),
+  page: Type.Optional(StoredInteger('integer', { minimum: 1, default: 1, description: 'Pages above 1000 are refused with page_over_limit' })),
   order: Type.Optional(Type.Enum(PUBLICATION_ORDERS)),
   campaign: Type.Optional(Type.String({ minLength: 1, description: 'Campaign name or id' })),
   customer: Type.Optional(Type.String({ minLength: 1, description: 'Customer id or source_id' })),

@@ -1,6 +1,8 @@
 import Type, { type Static } from 'typebox';
+import { MAX_MONEY } from '../../domain/orders/order-math.ts';
 import { TTL_UNITS } from '../../domain/redemptions/session.ts';
-import { DateOrDateTime, DateTime, Limit, Metadata, Nullable } from './common.ts';
+import { DateOrDateTime, DateTime, Limit, Metadata, Nullable, StoredInteger } from './common.ts';
+import { FREE_FORM_MARK, FreeFormObject } from './free-form.ts';
 import { CustomerBody } from './customers.ts';
 import { CreateOrderBody, OrderItemInput, OrderObject } from './orders.ts';
 
@@ -74,7 +76,7 @@ export const RedeemableInput = Type.Object({
     Nullable(
       Type.Object({
         credits: Type.Optional(
-          Nullable(Type.Integer({ minimum: 0, maximum: 9007199254740991, description: 'Gift credits to use (minor units); as much as covers the order when absent' })),
+          Nullable(StoredInteger('bigint', { minimum: 0, description: 'Gift credits to use (minor units); as much as covers the order when absent' })),
         ),
       }),
     ),
@@ -83,7 +85,7 @@ export const RedeemableInput = Type.Object({
     Nullable(
       Type.Object({
         id: Type.Optional(Nullable(Id('Reward id (rew_…) or reward assignment id'))),
-        points: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 9007199254740991, description: 'Points to pay with; as many as cover the order when absent' }))),
+        points: Type.Optional(Nullable(StoredInteger('bigint', { minimum: 1, description: 'Points to pay with; as many as cover the order when absent' }))),
       }),
     ),
   ),
@@ -280,7 +282,7 @@ export const RollbackBody = Type.Object({
   reason: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
   tracking_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
   customer: Type.Optional(Nullable(CustomerBody)),
-  order: Type.Optional(Nullable(Type.Object({ id: Type.Optional(Nullable(Id('ord_…'))), source_id: Type.Optional(Nullable(Id('Merchant order id'))) }, { additionalProperties: true }))),
+  order: Type.Optional(Nullable(Type.Object({ id: Type.Optional(Nullable(Id('ord_…'))), source_id: Type.Optional(Nullable(Id('Merchant order id'))) }, { additionalProperties: true, ...FREE_FORM_MARK }))),
   metadata: Type.Optional(Nullable(Metadata)),
 });
 export type RollbackInput = Static<typeof RollbackBody>;
@@ -309,7 +311,7 @@ export const QualificationsBody = Type.Object({
       Type.Object({
         limit: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 50 }))),
         starting_after: Type.Optional(Nullable(DateTime)),
-        filters: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+        filters: Type.Optional(Nullable(FreeFormObject())),
         expand: Type.Optional(Nullable(Type.Array(Type.Enum(['redeemable', 'category', 'validation_rules']), { maxItems: 3 }))),
         sorting_rule: Type.Optional(Nullable(Type.Enum(['DEFAULT', 'BEST_DEAL', 'LEAST_DEAL']))),
       }),
@@ -362,9 +364,9 @@ export type ExamineResponseOut = Static<typeof ExamineResponse>;
 export const LegacyBody = Type.Object({
   customer: Type.Optional(Nullable(CustomerBody)),
   order: Type.Optional(Nullable(CreateOrderBody)),
-  gift: Type.Optional(Nullable(Type.Object({ credits: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 9007199254740991 }))) }))),
+  gift: Type.Optional(Nullable(Type.Object({ credits: Type.Optional(Nullable(StoredInteger('bigint', { minimum: 0 }))) }))),
   reward: Type.Optional(
-    Nullable(Type.Object({ id: Type.Optional(Nullable(Id('Reward id'))), points: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 9007199254740991 }))) })),
+    Nullable(Type.Object({ id: Type.Optional(Nullable(Id('Reward id'))), points: Type.Optional(Nullable(StoredInteger('bigint', { minimum: 1 }))) })),
   ),
   session: Type.Optional(Nullable(SessionInput)),
   metadata: Type.Optional(Nullable(Metadata)),
@@ -424,20 +426,23 @@ export const TierParams = Type.Object({ promotionTierId: Type.String({ minLength
 
 const QueryCustomer = Type.Object(
   { id: Type.Optional(Type.String({ minLength: 1 })), source_id: Type.Optional(Type.String({ minLength: 1 })), metadata: Type.Optional(Metadata) },
-  { additionalProperties: true },
+  { additionalProperties: true, ...FREE_FORM_MARK },
 );
+
+/** An order amount in a query string: minor units, as bounded as in a JSON order. */
+const QueryMoney = StoredInteger('bigint', { minimum: 0, maximum: MAX_MONEY });
 
 /** `GET /client/v1/validate` as the client SDK sends it (qs-encoded, every value text). */
 export const ClientValidateQuery = Type.Object({
   code: Type.Optional(Type.String({ minLength: 1 })),
-  amount: Type.Optional(Type.Integer({ minimum: 0 })),
+  amount: Type.Optional(QueryMoney),
   item: Type.Optional(Type.Array(OrderItemInput, { maxItems: 500 })),
   metadata: Type.Optional(Metadata),
-  order: Type.Optional(Type.Object({ metadata: Type.Optional(Metadata), amount: Type.Optional(Type.Integer({ minimum: 0 })), items: Type.Optional(Type.Array(OrderItemInput, { maxItems: 500 })) })),
+  order: Type.Optional(Type.Object({ metadata: Type.Optional(Metadata), amount: Type.Optional(QueryMoney), items: Type.Optional(Type.Array(OrderItemInput, { maxItems: 500 })) })),
   customer: Type.Optional(QueryCustomer),
   tracking_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-  gift: Type.Optional(Type.Object({ credits: Type.Optional(Type.Integer({ minimum: 0 })) })),
-  reward: Type.Optional(Type.Object({ id: Type.Optional(Type.String({ minLength: 1 })), points: Type.Optional(Type.Integer({ minimum: 1 })) })),
+  gift: Type.Optional(Type.Object({ credits: Type.Optional(StoredInteger('bigint', { minimum: 0 })) })),
+  reward: Type.Optional(Type.Object({ id: Type.Optional(Type.String({ minLength: 1 })), points: Type.Optional(StoredInteger('bigint', { minimum: 1 })) })),
   orderMetadata: Type.Optional(Metadata),
   session_type: Type.Optional(Type.Enum(['LOCK'])),
   session_key: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),

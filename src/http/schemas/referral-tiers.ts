@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Limit, Metadata, Nullable } from './common.ts';
+import { Limit, Metadata, Nullable, StoredInteger } from './common.ts';
 
 // Referral tiers: referrer rewards of a REFERRAL_PROGRAM campaign (a Punchcard extension; the vendor
 // configures them in its dashboard only). The reward has the shape of the vendor's
@@ -24,7 +24,7 @@ export const ReferralTierRewardInput = Type.Object({
   ),
 });
 
-const Conversions = Type.Integer({ minimum: 1, maximum: 1_000_000, description: "The referrer's number of converted referees in the program that earns the tier (unique per program)" });
+const Conversions = StoredInteger('integer', { minimum: 1, maximum: 1_000_000, description: "The referrer's number of converted referees in the program that earns the tier (unique per program)" });
 const Banner = Nullable(Type.String({ maxLength: 1000, description: 'Text shown to customers' }));
 
 export const CreateReferralTierBody = Type.Object({

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
-import { DateTime, Limit, Nullable } from './common.ts';
+import { DateTime, Limit, Nullable, StoredInteger } from './common.ts';
+import { FREE_FORM_MARK, FreeFormObject } from './free-form.ts';
 
 // Validation rules and their assignments (promotions reference 5; seed 2.10, 4.9). The rule language
 // itself (`rules`, and the meaning of `applicable_to`) is checked by src/domain/rules, which answers
@@ -39,7 +40,7 @@ const CONTEXT_TYPES = [
 const RuleType = Type.Enum(['expression', 'basic', 'advanced', 'complex'], { description: 'Default expression' });
 const ContextType = Type.Enum(CONTEXT_TYPES, { description: 'Default global' });
 
-const Count = (description: string) => Type.Optional(Nullable(Type.Integer({ minimum: 0, description })));
+const Count = (description: string) => Type.Optional(Nullable(StoredInteger('bigint', { minimum: 0, description })));
 
 /** One entry of `applicable_to.included` / `excluded` (promotions reference 3.6). */
 export const ApplicableToEntry = Type.Object(
@@ -56,7 +57,7 @@ export const ApplicableToEntry = Type.Object(
     ),
     target: Type.Optional(Nullable(Type.Enum(['ITEM', 'UNIT'], { description: 'ITEM (order lines, default) or UNIT (single units)' }))),
     skip_initially: Count('Lines or units skipped before the first one discounted'),
-    repeat: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'After the skip, every n-th line or unit is discounted' }))),
+    repeat: Type.Optional(Nullable(StoredInteger('bigint', { minimum: 1, description: 'After the skip, every n-th line or unit is discounted' }))),
     price: Type.Optional(Nullable(Type.Number({ description: 'New unit price for FIXED discounts, minor units' }))),
     price_formula: Type.Optional(Nullable(Type.Unknown())),
     quantity_limit: Count('Units discounted per line at most'),
@@ -65,7 +66,7 @@ export const ApplicableToEntry = Type.Object(
     aggregated_amount_limit: Count('Discount across the matched lines at most, minor units'),
     strict: Type.Optional(Nullable(Type.Boolean())),
   },
-  { additionalProperties: true, description: 'Further vendor limit members (product_*_quantity_limit …) are kept and echoed' },
+  { additionalProperties: true, ...FREE_FORM_MARK, description: 'Further vendor limit members (product_*_quantity_limit …) are kept and echoed' },
 );
 
 const ApplicableToInput = Type.Object({
@@ -76,14 +77,14 @@ const ApplicableToInput = Type.Object({
 
 const ErrorMessage = Type.Object({ message: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))) });
 
-const RulesMember = Type.Record(Type.String(), Type.Unknown(), {
+const RulesMember = FreeFormObject({
   description:
     'Numbered rules ("1", "2", …) and `logic` ("1 and (2 or 3)"). Each rule: name, property (metadata rules), conditions ({ "$operator": [values] }), rules (nested, same shape), error.message',
 });
 
 const DefinitionFields = {
   rules: Type.Optional(Nullable(RulesMember)),
-  bundle_rules: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'Not supported: must be empty or null' }))),
+  bundle_rules: Type.Optional(Nullable(FreeFormObject({ description: 'Not supported: must be empty or null' }))),
   error: Type.Optional(Nullable(ErrorMessage)),
   applicable_to: Type.Optional(Nullable(ApplicableToInput)),
   type: Type.Optional(RuleType),

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
-import { CodeConfig, ValidityFields, ValidityHours, ValidityTimeframe, VOUCHER_TYPES } from './campaigns.ts';
-import { DateOrDateTime, Limit, Metadata, Nullable } from './common.ts';
+import { CodeConfig, RedemptionQuantity, ValidityFields, ValidityHours, ValidityTimeframe, VOUCHER_TYPES } from './campaigns.ts';
+import { DateOrDateTime, Limit, Metadata, Nullable, StoredInteger } from './common.ts';
 import { Discount, ExpirationRules, Gift } from './discounts.ts';
 
 // Vouchers (promotions reference 2; seed 2.5): create, list, update, balance, transactions, imports, and
@@ -10,12 +10,12 @@ const Code = Type.String({ minLength: 1, maxLength: 200, description: 'The vouch
 
 /** A card's points when a loyalty card is created; the other members the vendor echoes are output only. */
 const LoyaltyCardInput = Type.Object({
-  points: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 9007199254740991, description: 'Points the card starts with' }))),
+  points: Type.Optional(Nullable(StoredInteger('bigint', { minimum: 0, description: 'Points the card starts with' }))),
   expiration_rules: Type.Optional(ExpirationRules),
 });
 
 const Redemption = Type.Object({
-  quantity: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'How many times the voucher can be redeemed; null = unlimited' }))),
+  quantity: Type.Optional(Nullable(RedemptionQuantity)),
 });
 
 /** Members shared by the create bodies and import items. */
@@ -169,7 +169,7 @@ export const VoucherList = Type.Object({
 });
 
 export const BalanceBody = Type.Object({
-  amount: Type.Integer({ minimum: -9007199254740991, maximum: 9007199254740991, description: 'Signed change: credits in minor units (gift cards) or points (loyalty cards); negative removes' }),
+  amount: StoredInteger('bigint', { description: 'Signed change: credits in minor units (gift cards) or points (loyalty cards); negative removes' }),
   source_id: Type.Optional(Nullable(Type.String({ maxLength: 255, description: 'Your own id of this adjustment' }))),
   reason: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
 });
