@@ -21,6 +21,7 @@ import {
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
+import { registerScopedDialect, ScopedDialect } from './connection-scope.ts';
 import type { Database } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -109,7 +110,9 @@ export function openSqlite(url: string): DbHandle {
   // FULL: a commit is on disk before the answer leaves; an acknowledged write survives a power cut too.
   raw.pragma('synchronous = FULL');
   raw.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(wrapSqlite(raw)) });
+  const dialect = new ScopedDialect(new ImmediateSqliteDialect(wrapSqlite(raw)), { begin: 'begin immediate', guardStatements: false });
+  const db = new Kysely<Database>({ dialect });
+  registerScopedDialect(db, dialect);
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
@@ -175,7 +178,9 @@ export function openPostgres(url: string, options: PostgresOptions = {}): DbHand
   });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  const dialect = new ScopedDialect(new PostgresDialect({ pool: preparingPool(pool) }), { begin: 'begin', guardStatements: true });
+  const db = new Kysely<Database>({ dialect });
+  registerScopedDialect(db, dialect);
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 

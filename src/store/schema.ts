@@ -86,7 +86,8 @@ export interface IdempotencyKeysTable {
   scope: string;
   key: string;
   request_hash: string;
-  state: 'pending' | 'done';
+  /** `withheld`: carried out, but the answer held secrets and is not kept (no replay). */
+  state: 'done' | 'withheld';
   response_status: number | null;
   response_body: string | null;
   response_content_type: string | null;

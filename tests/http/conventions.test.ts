@@ -103,48 +103,6 @@ describe('HTTP conventions', () => {
     assert.equal(deleted.status, 204);
   });
 
-  test('Idempotency-Key replays the first answer, refuses a different request with 409', async () => {
-    const headers = { ...t.managementHeaders(), 'Idempotency-Key': 'create-once-1' };
-    const count = await projectCount(t);
-    const first = await t.request('POST', '/management/v1/projects', { headers, json: { ...project, name: 'Idempotent' } });
-    assert.equal(first.status, 200);
-    const replay = await t.request('POST', '/management/v1/projects', { headers, json: { ...project, name: 'Idempotent' } });
-    assert.equal(replay.status, 200);
-    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
-    assert.equal(replay.body.id, first.body.id);
-    assert.equal(await projectCount(t), count + 1);
-    const different = await t.request('POST', '/management/v1/projects', { headers, json: { ...project, name: 'Something else' } });
-    assert.equal(different.status, 409);
-    assert.equal(different.body.key, 'idempotency_key_reused');
-    assert.equal(await projectCount(t), count + 1);
-  });
-
-  test('Idempotency-Key: concurrent duplicates create exactly one resource', async () => {
-    const headers = { ...t.managementHeaders(), 'Idempotency-Key': 'race-1' };
-    const count = await projectCount(t);
-    const answers = await Promise.all(
-      Array.from({ length: 8 }, () => t.request('POST', '/management/v1/projects', { headers, json: { ...project, name: 'Raced' } })),
-    );
-    const ids = new Set(answers.filter((a) => a.status === 200).map((a) => a.body.id));
-    assert.equal(ids.size, 1);
-    for (const a of answers) assert.ok(a.status === 200 || (a.status === 409 && a.body.key === 'idempotency_request_in_progress'), `${a.status} ${a.text}`);
-    assert.equal(await projectCount(t), count + 1);
-  });
-
-  test('an idempotency key is scoped to its project or organisation', async () => {
-    const a = await t.request('POST', '/v1/oauth/token', {
-      headers: { ...t.serverHeaders(), 'Idempotency-Key': 'shared-key' },
-      form: { grant_type: 'client_credentials', scope: 'customers' },
-    });
-    const b = await t.request('POST', '/management/v1/projects', {
-      headers: { ...t.managementHeaders(), 'Idempotency-Key': 'shared-key' },
-      json: { ...project, name: 'Scoped key' },
-    });
-    assert.equal(a.status, 200);
-    assert.equal(b.status, 200);
-    assert.equal(b.body.name, 'Scoped key');
-  });
-
   test('rate limits are off by default and, when a project sets them, answer 429 with headers', async () => {
     const plain = await t.request('POST', '/v1/oauth/introspect', { headers: t.serverHeaders(), form: { access_token: 'x' } });
     assert.equal(plain.headers.get('x-rate-limit-limit'), null);

@@ -1,30 +1,36 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { domainError } from '../../domain/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { holdRequestTransaction, type RequestTransaction } from '../../store/connection-scope.ts';
 import type { Db } from '../../store/db.ts';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  findIdempotencyRecord,
-  releaseIdempotencyKey,
-} from '../../store/idempotency.ts';
+import { findIdempotencyAnswer, lockIdempotencyKey, saveIdempotencyAnswer } from '../../store/idempotency.ts';
 import { sendError } from './errors.ts';
 
 // `Idempotency-Key` on POST (ARCHITECTURE "Concurrency rules"): the first answer to a key is stored and
 // replayed for the same request; the same key with a different request is 409, and so is a second
-// request while the first is still running. Answers of 5xx are not stored, so the client may retry.
+// request while the first is still running.
 //
-// The stored answer is written just after the change commits, not inside its transaction: a crash in
-// that gap leaves the key free and a retry runs the request again.
+// Exactly once, also across a crash: a keyed request runs inside one request transaction
+// (src/store/connection-scope.ts) that its services' transactions join as savepoints. Its answer is
+// written into that transaction and committed together with the change and its events. A crash before
+// the commit leaves neither the change nor the key; after it, both. A 5xx answer rolls everything back, so
+// the client may simply retry. While a request runs, its key is held by the transaction itself (the
+// database's write lock on SQLite, an advisory lock on PostgreSQL), which dies with its connection.
+//
+// Answers that carry secrets (an OAuth token, a new project's keys: routes marked `secretAnswer`) are
+// never stored: the key is recorded as carried out, and a retry gets 409 `idempotency_answer_withheld`
+// instead of a second token or project.
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-/** A claim still pending after this long belongs to a request that died; the key may be taken again. */
-const STALE_CLAIM_MS = 5 * 60_000;
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The success answer carries secrets: never store it for an Idempotency-Key. */
+    secretAnswer?: boolean;
+  }
   interface FastifyRequest {
-    idempotency: { scope: string; key: string } | null;
+    idempotency: { scope: string; key: string; hash: string; transaction: RequestTransaction } | null;
   }
 }
 
@@ -41,69 +47,114 @@ function scopeOf(request: FastifyRequest): string | null {
   return principal.kind === 'management' ? 'management' : principal.projectId;
 }
 
+const inProgress = (key: string) =>
+  domainError('idempotency_request_in_progress', { details: `A request with Idempotency-Key ${key} is still being processed` });
+
+/** What a keyed request does next: run in its transaction, run without one, or nothing (it was answered). */
+type Start = { transaction: RequestTransaction } | 'plain' | 'answered';
+
+/** Opens the request transaction of a keyed request, or answers at once: a replay, a 409. */
+async function begin(db: Db, request: FastifyRequest, reply: FastifyReply): Promise<Start> {
+  if (request.method !== 'POST') return 'plain';
+  const raw = request.headers['idempotency-key'];
+  if (raw === undefined) return 'plain';
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  const scope = scopeOf(request);
+  if (scope === null || key === undefined) return 'plain';
+  if (!KEY_PATTERN.test(key)) {
+    sendError(reply, domainError('invalid_payload', { details: 'Idempotency-Key must be 1-255 visible ASCII characters' }));
+    return 'answered';
+  }
+  const hash = requestHash(request);
+  const transaction = await holdRequestTransaction(db);
+  let keep = false;
+  try {
+    const outcome = await transaction.run(async () => {
+      if (!(await lockIdempotencyKey(db, scope, key))) return 'busy' as const;
+      return (await findIdempotencyAnswer(db, scope, key)) ?? null;
+    });
+    if (outcome === 'busy') {
+      sendError(reply, inProgress(key));
+    } else if (outcome === null) {
+      request.idempotency = { scope, key, hash, transaction };
+      keep = true;
+      return { transaction };
+    } else if (outcome.requestHash !== hash) {
+      sendError(reply, domainError('idempotency_key_reused', { details: `Idempotency-Key ${key} was used for a different request` }));
+    } else if (outcome.state === 'withheld') {
+      sendError(
+        reply,
+        domainError('idempotency_answer_withheld', {
+          details: `The request with Idempotency-Key ${key} was carried out; its answer held secrets, which are never stored, so it cannot be replayed`,
+        }),
+      );
+    } else {
+      reply.header('Idempotent-Replayed', 'true');
+      if (outcome.contentType) reply.type(outcome.contentType);
+      reply.code(outcome.status).send(outcome.body ?? '');
+    }
+    return 'answered';
+  } finally {
+    if (!keep) await transaction.rollback();
+  }
+}
+
+/** Stores the answer in the request transaction and commits; anything that cannot be stored rolls back. */
+async function finish(db: Db, clock: Clock, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+  const claim = request.idempotency;
+  if (!claim) return;
+  request.idempotency = null;
+  const { transaction } = claim;
+  // A 5xx, or a streamed answer that cannot be stored: undo the change too, so a retry starts afresh.
+  if (reply.statusCode >= 500 || (typeof payload !== 'string' && payload !== null && payload !== undefined)) {
+    await transaction.rollback();
+    return;
+  }
+  const withheld = reply.statusCode < 400 && request.routeOptions.config.secretAnswer === true;
+  const contentType = reply.getHeader('content-type');
+  try {
+    await transaction.run(() =>
+      saveIdempotencyAnswer(db, claim.scope, claim.key, {
+        requestHash: claim.hash,
+        state: withheld ? 'withheld' : 'done',
+        status: reply.statusCode,
+        body: withheld ? null : typeof payload === 'string' ? payload : '',
+        contentType: withheld || typeof contentType !== 'string' ? null : contentType,
+        createdAt: clock.now().toISOString(),
+      }),
+    );
+    await transaction.commit();
+  } finally {
+    // Anything that failed above leaves the transaction open; the change goes with it (the error answers 500).
+    await transaction.rollback();
+  }
+}
+
 export function installIdempotency(app: FastifyInstance, db: Db, clock: Clock): void {
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.method !== 'POST') return;
-    const raw = request.headers['idempotency-key'];
-    if (raw === undefined) return;
-    const key = Array.isArray(raw) ? raw[0] : raw;
-    const scope = scopeOf(request);
-    if (scope === null || key === undefined) return;
-    if (!KEY_PATTERN.test(key)) {
-      return sendError(reply, domainError('invalid_payload', { details: 'Idempotency-Key must be 1-255 visible ASCII characters' }));
-    }
-    const hash = requestHash(request);
-    const now = clock.now();
-    for (let attempt = 0; attempt < 2; attempt++) {
-      if (await claimIdempotencyKey(db, scope, key, hash, now.toISOString())) {
-        request.idempotency = { scope, key };
-        return;
-      }
-      const existing = await findIdempotencyRecord(db, scope, key);
-      if (!existing) continue;
-      if (existing.requestHash !== hash) {
-        return sendError(
-          reply,
-          domainError('idempotency_key_reused', { details: `Idempotency-Key ${key} was used for a different request` }),
-        );
-      }
-      if (existing.state === 'done' && existing.status !== null) {
-        reply.header('Idempotent-Replayed', 'true');
-        if (existing.contentType) reply.type(existing.contentType);
-        return reply.code(existing.status).send(existing.body ?? '');
-      }
-      const stale = new Date(now.getTime() - STALE_CLAIM_MS).toISOString();
-      if (existing.createdAt < stale) {
-        await releaseIdempotencyKey(db, scope, key, stale);
-        continue;
-      }
-      return sendError(
-        reply,
-        domainError('idempotency_request_in_progress', { details: `A request with Idempotency-Key ${key} is still being processed` }),
-      );
-    }
-    return sendError(
-      reply,
-      domainError('idempotency_request_in_progress', { details: `A request with Idempotency-Key ${key} is still being processed` }),
+  // Callback style, so that the rest of the request (the handler above all) runs inside the transaction's
+  // scope: `done` is called from within it.
+  app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    begin(db, request, reply).then(
+      (start) => {
+        if (start === 'plain') done();
+        else if (start !== 'answered') start.transaction.run(() => done());
+      },
+      (error: unknown) => done(error as Error),
     );
   });
 
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const claim = request.idempotency;
-    if (!claim) return payload;
-    request.idempotency = null;
-    if (reply.statusCode >= 500 || (typeof payload !== 'string' && payload !== null && payload !== undefined)) {
-      await releaseIdempotencyKey(db, claim.scope, claim.key);
-      return payload;
-    }
-    const contentType = reply.getHeader('content-type');
-    await completeIdempotencyKey(db, claim.scope, claim.key, {
-      status: reply.statusCode,
-      body: typeof payload === 'string' ? payload : '',
-      contentType: typeof contentType === 'string' ? contentType : null,
-    });
+    await finish(db, clock, request, reply, payload);
     return payload;
+  });
+
+  // A request that ends without an answer being sent (the client went away before it): nothing commits.
+  app.addHook('onResponse', async (request: FastifyRequest) => {
+    const claim = request.idempotency;
+    if (!claim) return;
+    request.idempotency = null;
+    await claim.transaction.rollback();
   });
 }

@@ -12,6 +12,7 @@ export function registerProjectRoutes(app: TypedApp, { deps, authenticator }: Ro
   app.post(
     '/management/v1/projects',
     {
+      config: { secretAnswer: true },
       schema: {
         tags,
         operationId: 'createProject',

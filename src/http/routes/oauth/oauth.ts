@@ -12,6 +12,7 @@ export function registerOauthRoutes(app: TypedApp, { deps, authenticator }: Rout
   app.post(
     '/v1/oauth/token',
     {
+      config: { secretAnswer: true },
       schema: {
         tags,
         operationId: 'createOauthToken',
