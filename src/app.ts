@@ -19,7 +19,7 @@ import { installMetrics } from './http/plugins/metrics.ts';
 import { installOpenApi } from './http/plugins/openapi.ts';
 import { installRateLimits } from './http/plugins/rate-limit.ts';
 import { installTurns } from './http/plugins/turns.ts';
-import { installNulGuard, installValidators } from './http/plugins/validation.ts';
+import { installTextGuard, installValidators } from './http/plugins/validation.ts';
 import { registerRoutes } from './http/routes/index.ts';
 
 export interface AppOptions {
@@ -70,7 +70,7 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   if (options.dialect === 'sqlite') installTurns(app);
   installValidators(app);
-  installNulGuard(app);
+  installTextGuard(app);
   installErrorHandling(app);
   installBodyParsers(app);
 

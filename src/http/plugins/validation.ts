@@ -1,7 +1,8 @@
-import { Ajv, type ErrorObject, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type SchemaValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { domainError } from '../../domain/errors.ts';
+import { FREE_FORM, freeFormProblem } from '../schemas/free-form.ts';
 
 // Two validators: bodies are checked exactly as sent (a string is never silently turned into a number),
 // while query strings, path parameters and headers arrive as text and are coerced to their declared types.
@@ -19,10 +20,25 @@ export function isDateOrDateTime(value: string): boolean {
   return calendar.getUTCFullYear() === year && calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day;
 }
 
+/** JSON pointer segments, as Ajv writes instance paths. */
+function pointer(path: ReadonlyArray<string | number>): string {
+  return path.map((part) => `/${String(part).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+/** The `x-free-form` keyword: a marked member must keep within FREE_FORM_LIMITS (src/http/schemas/free-form.ts). */
+const checkFreeForm: SchemaValidateFunction = (marked: unknown, data: unknown, _parent, context) => {
+  const problem = marked === true ? freeFormProblem(data) : null;
+  checkFreeForm.errors = problem
+    ? [{ keyword: FREE_FORM, instancePath: `${context?.instancePath ?? ''}${pointer(problem.path)}`, message: problem.message, params: {} }]
+    : [];
+  return problem === null;
+};
+
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ strict: false, allErrors: false, useDefaults: true, ...options });
   addFormats(ajv, ['date-time', 'date', 'time', 'email', 'uri', 'duration']);
   ajv.addFormat('date-or-date-time', { type: 'string', validate: isDateOrDateTime });
+  ajv.addKeyword({ keyword: FREE_FORM, schemaType: 'boolean', errors: true, validate: checkFreeForm });
   return ajv;
 }
 
@@ -85,14 +101,30 @@ export function installValidators(app: FastifyInstance): void {
   });
 }
 
+const SEGMENT_CHARACTERS = 40;
+const SHOWN_SEGMENTS = 20;
+
+/** One key of a path as text: control characters and lone surrogates spelled out, long keys cut. */
+function segmentText(key: string): string {
+  const safe = key.replace(/[\u0000-\u001f\u007f]|\p{Cs}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return safe.length > SEGMENT_CHARACTERS ? `${safe.slice(0, SEGMENT_CHARACTERS)}…` : safe;
+}
+
+/** `.a.b[0]` for keys and indexes; a very deep path shows its first segments and its last one. */
+function describePath(path: ReadonlyArray<string | number>): string {
+  const text = (part: string | number) => (typeof part === 'number' || /^\d+$/.test(part) ? `[${part}]` : `.${segmentText(part)}`);
+  if (path.length <= SHOWN_SEGMENTS + 1) return path.map(text).join('');
+  return `${path.slice(0, SHOWN_SEGMENTS).map(text).join('')}.…${text(path[path.length - 1] as string | number)}`;
+}
+
 function propertyPath(instancePath: string): string {
   if (instancePath === '') return '';
-  return instancePath
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
-    .join('');
+  return describePath(
+    instancePath
+      .split('/')
+      .slice(1)
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~')),
+  );
 }
 
 /** Turns the first schema violation into the vendor's wording (`Property .a.b should be integer`). */
@@ -135,22 +167,65 @@ export function describeValidationError(errors: readonly ErrorObject[], part: st
   }
 }
 
-function containsNul(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (depth > 64 || value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some((v) => containsNul(v, depth + 1));
-  return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v, depth + 1));
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Why text cannot be stored: PostgreSQL refuses NUL in text and jsonb, and lone surrogates in jsonb. */
+function textFault(text: string): string | null {
+  if (text.includes('\u0000')) return 'contains a NUL character';
+  if (LONE_SURROGATE.test(text)) return 'contains a lone UTF-16 surrogate (not valid Unicode)';
+  return null;
+}
+
+interface TextProblem {
+  path: Array<string | number>;
+  message: string;
 }
 
 /**
- * Text with NUL characters is refused before it reaches a handler: PostgreSQL cannot store it in a text
- * column (it would surface as a 500), and no identifier or name of ours may contain one.
+ * The first string or object key anywhere in a parsed request part that cannot be stored, with its
+ * path. Walks every level (the parsers bound the nesting) without recursion.
  */
-export function installNulGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
-    if (containsNul(request.params) || containsNul(request.query)) {
-      throw domainError('invalid_query_params', { details: 'The path and query must not contain NUL characters' });
+export function textProblem(value: unknown): TextProblem | null {
+  const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: current, path } = stack.pop() as { value: unknown; path: Array<string | number> };
+    if (typeof current === 'string') {
+      const fault = textFault(current);
+      if (fault) return { path, message: fault };
+      continue;
     }
-    if (containsNul(request.body)) throw domainError('invalid_payload', { details: 'The body must not contain NUL characters' });
+    if (current === null || typeof current !== 'object') continue;
+    const entries: Array<[string | number, unknown]> = Array.isArray(current) ? current.map((v, i) => [i, v]) : Object.entries(current);
+    for (const [key] of entries) {
+      const fault = typeof key === 'string' ? textFault(key) : null;
+      if (fault) return { path: [...path, key], message: `has a key that ${fault}` };
+    }
+    // Reversed, so the first member is looked at first.
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, member] = entries[i] as [string | number, unknown];
+      stack.push({ value: member, path: [...path, key] });
+    }
+  }
+  return null;
+}
+
+function describeTextProblem(problem: TextProblem, subject: string): string {
+  return `${problem.path.length === 0 ? subject : `Property ${describePath(problem.path)}`} ${problem.message}`;
+}
+
+/**
+ * Text that cannot be stored is refused before it reaches a handler, on every route and at any depth:
+ * PostgreSQL cannot keep NUL in text or jsonb, nor a lone surrogate in jsonb (either would surface later
+ * as a 500 for whoever reads the row), and no identifier or name of ours may contain one. Both databases
+ * refuse the same requests.
+ */
+export function installTextGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const inPath = textProblem(request.params);
+    if (inPath) throw domainError('invalid_query_params', { details: describeTextProblem(inPath, 'Path') });
+    const inQuery = textProblem(request.query);
+    if (inQuery) throw domainError('invalid_query_params', { details: describeTextProblem(inQuery, 'Query') });
+    const inBody = textProblem(request.body);
+    if (inBody) throw domainError('invalid_payload', { details: describeTextProblem(inBody, 'Payload') });
   });
 }

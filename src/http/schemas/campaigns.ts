@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { DateOrDateTime, Limit, Metadata, Nullable, StoredInteger } from './common.ts';
+import { FreeFormObject } from './free-form.ts';
 import { Discount, Gift, LoyaltyCardTemplate } from './discounts.ts';
 
 // Campaigns of every type (promotions reference 1, loyalty reference 1; seed 2.3, 2.4).
@@ -118,8 +119,8 @@ export const CreateCampaignBody = Type.Object({
   vouchers_count: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_VOUCHERS_PER_REQUEST })),
   voucher: Type.Optional(VoucherTemplate),
   promotion: Type.Optional(Nullable(Type.Object({ tiers: Type.Optional(Nullable(Type.Array(PromotionTierCreateBody, { maxItems: MAX_TIERS_PER_CREATE }))) }))),
-  referral_program: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
-  loyalty_tiers_expiration: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+  referral_program: Type.Optional(Nullable(FreeFormObject())),
+  loyalty_tiers_expiration: Type.Optional(Nullable(FreeFormObject())),
   validation_rules: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 1 })),
   ...CommonCampaignFields,
 });
@@ -132,8 +133,8 @@ export const UpdateCampaignBody = Type.Object({
   discount: Type.Optional(Discount),
   gift: Type.Optional(Gift),
   loyalty_card: Type.Optional(LoyaltyCardTemplate),
-  referral_program: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
-  loyalty_tiers_expiration: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+  referral_program: Type.Optional(Nullable(FreeFormObject())),
+  loyalty_tiers_expiration: Type.Optional(Nullable(FreeFormObject())),
   options: Type.Optional(
     Type.Object({
       recalculate_tiers: Type.Optional(Type.Boolean({ description: 'Loyalty programs: recompute every member’s tier under the current rules (in the background)' })),

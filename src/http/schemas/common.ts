@@ -1,4 +1,5 @@
 import Type, { type TInteger, type TNumberOptions, type TSchema, type TString } from 'typebox';
+import { FreeFormObject } from './free-form.ts';
 
 // Shapes shared by every area. Response schemas document the wire format in the OpenAPI file; they are
 // not used to filter responses (see the serializer in app.ts).
@@ -16,7 +17,8 @@ export const ErrorBody = Type.Object(
   { additionalProperties: true },
 );
 
-export const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'Custom key/value pairs' });
+/** Custom key/value pairs; free-form, so within FREE_FORM_LIMITS (src/http/schemas/free-form.ts). */
+export const Metadata = FreeFormObject({ description: 'Custom key/value pairs' });
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { EXPORTED_OBJECTS, MAX_EXPORT_FIELDS } from '../../domain/exports/objects.ts';
 import { Limit, Nullable } from './common.ts';
+import { FreeFormObject } from './free-form.ts';
 
 // Exports (seed 4.14; platform reference 7). `order`, `fields` and `filters` depend on the exported
 // object, so their members are checked by src/domain/exports (precise 400s naming the property), not
@@ -28,7 +29,7 @@ export const CreateExportBody = Type.Object({
         ),
         filters: Type.Optional(
           Nullable(
-            Type.Record(Type.String(), Type.Unknown(), {
+            FreeFormObject({
               description: '`junction` (and/or) and `<field>: {conditions: {<$operator>: [values]}}` per filterable field',
             }),
           ),

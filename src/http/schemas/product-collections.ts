@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { DateTime, Limit, Metadata, Nullable } from './common.ts';
+import { FreeFormObject } from './free-form.ts';
 
 // Product collections (vendor OpenAPI ProductCollectionsCreateRequestBody, ProductCollectionsItem,
 // ProductCollectionsProductsList). The AUTO_UPDATE filter is checked by src/domain/filters against the
@@ -11,7 +12,7 @@ const CollectionItem = Type.Object({
   product_id: Type.Optional(Type.String({ description: 'For SKUs: the parent product (answered; ignored on input)' })),
 });
 
-const Filter = Type.Record(Type.String(), Type.Unknown(), {
+const Filter = FreeFormObject({
   description:
     'Product filter: { junction: "and" | "or", <field>: { conditions: { "$operator": [values] } } }. Fields: id, source_id, name, price, image_url, created_at, updated_at, metadata.<key>',
 });

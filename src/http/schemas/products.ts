@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { Limit, Metadata, Nullable } from './common.ts';
+import { FreeFormObject } from './free-form.ts';
 
 // Products and SKUs (platform reference 4.1–4.3). Request members the vendor does not define are ignored,
 // as the vendor does (the SDK's update calls send `source_id` in the body; the path names the resource).
@@ -21,7 +22,7 @@ const ProductAttributes = Type.Array(Type.String({ minLength: 1, maxLength: 200 
   maxItems: 100,
   description: 'Names of the attributes whose values the SKUs give, e.g. ["color","size"]',
 });
-const SkuAttributes = Type.Record(Type.String(), Type.Unknown(), {
+const SkuAttributes = FreeFormObject({
   description: "Values keyed by the parent product's attribute names, e.g. {\"color\":\"red\"}",
 });
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code of the SKU price' });

@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import { MAX_MONEY } from '../../domain/orders/order-math.ts';
 import { TTL_UNITS } from '../../domain/redemptions/session.ts';
 import { DateOrDateTime, DateTime, Limit, Metadata, Nullable, StoredInteger } from './common.ts';
+import { FREE_FORM_MARK, FreeFormObject } from './free-form.ts';
 import { CustomerBody } from './customers.ts';
 import { CreateOrderBody, OrderItemInput, OrderObject } from './orders.ts';
 
@@ -281,7 +282,7 @@ export const RollbackBody = Type.Object({
   reason: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
   tracking_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
   customer: Type.Optional(Nullable(CustomerBody)),
-  order: Type.Optional(Nullable(Type.Object({ id: Type.Optional(Nullable(Id('ord_…'))), source_id: Type.Optional(Nullable(Id('Merchant order id'))) }, { additionalProperties: true }))),
+  order: Type.Optional(Nullable(Type.Object({ id: Type.Optional(Nullable(Id('ord_…'))), source_id: Type.Optional(Nullable(Id('Merchant order id'))) }, { additionalProperties: true, ...FREE_FORM_MARK }))),
   metadata: Type.Optional(Nullable(Metadata)),
 });
 export type RollbackInput = Static<typeof RollbackBody>;
@@ -310,7 +311,7 @@ export const QualificationsBody = Type.Object({
       Type.Object({
         limit: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 50 }))),
         starting_after: Type.Optional(Nullable(DateTime)),
-        filters: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+        filters: Type.Optional(Nullable(FreeFormObject())),
         expand: Type.Optional(Nullable(Type.Array(Type.Enum(['redeemable', 'category', 'validation_rules']), { maxItems: 3 }))),
         sorting_rule: Type.Optional(Nullable(Type.Enum(['DEFAULT', 'BEST_DEAL', 'LEAST_DEAL']))),
       }),
@@ -425,7 +426,7 @@ export const TierParams = Type.Object({ promotionTierId: Type.String({ minLength
 
 const QueryCustomer = Type.Object(
   { id: Type.Optional(Type.String({ minLength: 1 })), source_id: Type.Optional(Type.String({ minLength: 1 })), metadata: Type.Optional(Metadata) },
-  { additionalProperties: true },
+  { additionalProperties: true, ...FREE_FORM_MARK },
 );
 
 /** An order amount in a query string: minor units, as bounded as in a JSON order. */

@@ -1,10 +1,11 @@
 import Type, { type Static } from 'typebox';
 import { DateTime, Limit, Nullable } from './common.ts';
+import { FreeFormObject } from './free-form.ts';
 
 // Customer segments (vendor OpenAPI Segment, SegmentsCreateRequestBody; platform reference 7.4 for the
 // filter grammar). The filter itself is checked by src/domain/filters against the customer fields.
 
-const Filter = Type.Record(Type.String(), Type.Unknown(), {
+const Filter = FreeFormObject({
   description:
     'Customer filter: { junction: "and" | "or", <field>: { conditions: { "$operator": [values] } } }. Fields: id, source_id, name, email, phone, description, city, address.<member>, birthdate, birthday, created_at, updated_at, metadata.<key>',
 });
@@ -16,7 +17,7 @@ export const CreateSegmentBody = Type.Object({
     Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 10000, description: 'static: customer ids or source_ids' }),
   ),
   filter: Type.Optional(Filter),
-  filters: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Accepted as another name for `filter`' })),
+  filters: Type.Optional(FreeFormObject({ description: 'Accepted as another name for `filter`' })),
 });
 export type CreateSegmentInput = Static<typeof CreateSegmentBody>;
 

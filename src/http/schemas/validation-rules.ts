@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { DateTime, Limit, Nullable, StoredInteger } from './common.ts';
+import { FREE_FORM_MARK, FreeFormObject } from './free-form.ts';
 
 // Validation rules and their assignments (promotions reference 5; seed 2.10, 4.9). The rule language
 // itself (`rules`, and the meaning of `applicable_to`) is checked by src/domain/rules, which answers
@@ -65,7 +66,7 @@ export const ApplicableToEntry = Type.Object(
     aggregated_amount_limit: Count('Discount across the matched lines at most, minor units'),
     strict: Type.Optional(Nullable(Type.Boolean())),
   },
-  { additionalProperties: true, description: 'Further vendor limit members (product_*_quantity_limit …) are kept and echoed' },
+  { additionalProperties: true, ...FREE_FORM_MARK, description: 'Further vendor limit members (product_*_quantity_limit …) are kept and echoed' },
 );
 
 const ApplicableToInput = Type.Object({
@@ -76,14 +77,14 @@ const ApplicableToInput = Type.Object({
 
 const ErrorMessage = Type.Object({ message: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))) });
 
-const RulesMember = Type.Record(Type.String(), Type.Unknown(), {
+const RulesMember = FreeFormObject({
   description:
     'Numbered rules ("1", "2", …) and `logic` ("1 and (2 or 3)"). Each rule: name, property (metadata rules), conditions ({ "$operator": [values] }), rules (nested, same shape), error.message',
 });
 
 const DefinitionFields = {
   rules: Type.Optional(Nullable(RulesMember)),
-  bundle_rules: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'Not supported: must be empty or null' }))),
+  bundle_rules: Type.Optional(Nullable(FreeFormObject({ description: 'Not supported: must be empty or null' }))),
   error: Type.Optional(Nullable(ErrorMessage)),
   applicable_to: Type.Optional(Nullable(ApplicableToInput)),
   type: Type.Optional(RuleType),

@@ -2,15 +2,17 @@ import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import qs from 'qs';
 import secureJson from 'secure-json-parse';
-import { isDateOrDateTime } from '../../../src/http/plugins/validation.ts';
+import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../../src/http/plugins/body-parsers.ts';
+import { isDateOrDateTime, textProblem } from '../../../src/http/plugins/validation.ts';
 import { querySchema, type Operation, type Schema } from './openapi.ts';
 
 // Decides, before sending, whether a generated request can only be refused: bad credentials, a body
-// that cannot be parsed or does not match the route's schema, a query or path that does not, text with
-// NUL. The malformed-input sweep sends write requests only when this says "refused", so that a correct
-// server cannot change stored data — and a 2xx to such a request is itself a finding.
+// that cannot be parsed, nests too deep or does not match the route's schema, a query or path that does
+// not, text with NUL or lone surrogates. The malformed-input sweep sends write requests only when this
+// says "refused", so that a correct server cannot change stored data — and a 2xx to such a request is
+// itself a finding.
 //
-// The checks mirror src/app.ts and src/http/plugins (validators, body parsers, NUL guard, router limits)
+// The checks mirror src/app.ts and src/http/plugins (validators, body parsers, text guard, router limits)
 // and err towards "may be accepted": a request is called refused only when every reading of it is.
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -37,16 +39,14 @@ function validator(ajv: Ajv, schema: Schema): ValidateFunction {
   return fn;
 }
 
-export function containsNul(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (depth > 64 || value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some((v) => containsNul(v, depth + 1));
-  return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v, depth + 1));
+/** Text the server's guard refuses anywhere in a request (NUL, lone surrogates). */
+function containsUnstorableText(value: unknown): boolean {
+  return textProblem(value) !== null;
 }
 
 /** Whether Fastify would accept this parsed body (undefined = no body, validated as null). */
 export function bodyAccepted(op: Operation, value: unknown): boolean {
-  if (containsNul(value)) return false;
+  if (containsUnstorableText(value)) return false;
   if (!op.body) return true;
   const validate = validator(bodyAjv, op.body.schema);
   // Some routes read a missing or null body as `{}` before validation (routes/redemptions/empty-body.ts).
@@ -62,7 +62,7 @@ export function parseQuery(query: string): unknown {
 
 export function queryAccepted(op: Operation, query: string): boolean {
   const parsed = parseQuery(query);
-  if (containsNul(parsed)) return false;
+  if (containsUnstorableText(parsed)) return false;
   if (op.queryParams.length === 0) return true;
   let schema = querySchemas.get(op);
   if (!schema) {
@@ -77,7 +77,7 @@ const MAX_PARAM_LENGTH = 100;
 
 export function paramsAccepted(op: Operation, params: Record<string, string>): boolean {
   const values = Object.values(params);
-  if (values.some((v) => v.length > MAX_PARAM_LENGTH || v.includes('\u0000'))) return false;
+  if (values.some((v) => v.length > MAX_PARAM_LENGTH || containsUnstorableText(v))) return false;
   let schema = paramSchemas.get(op);
   if (!schema) {
     schema = {
@@ -106,6 +106,7 @@ function bodyRefusedAs(op: Operation, reading: Reading, text: string): boolean {
   if (reading === 'other') return text !== '' || !bodyAccepted(op, undefined);
   if (reading === 'form') return !bodyAccepted(op, text === '' ? undefined : Object.fromEntries(new URLSearchParams(text)));
   if (text.trim() === '') return !bodyAccepted(op, undefined);
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) return true;
   let parsed: unknown;
   try {
     parsed = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
