@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { ElementType, Predicate, SetRef, ValueRef } from '../domain/exports/filters.ts';
 import type { Dialect } from './db.ts';
+import { readableJson } from './json.ts';
 
 // Compiles an export filter's condition tree (src/domain/exports/filters.ts) to one SQL condition, the
 // same on SQLite and PostgreSQL. The domain has already decided every semantic (days, windows, negation);
@@ -53,29 +54,36 @@ function numberParam(value: number): Expr {
   return sql`cast(${value} as numeric)`;
 }
 
-/** The text of a JSON member: strings as they are, numbers in JSON form, booleans `true`/`false`. */
+/**
+ * The text of a JSON member: strings as they are, numbers in JSON form, booleans `true`/`false`. A
+ * document the database cannot read has no members (src/store/json.ts readableJson), so an export skips
+ * or leaves blank that row rather than failing.
+ */
 export function jsonMemberAsText(dialect: Dialect, column: string, member: string): Expr {
-  if (dialect === 'postgres') return sql`(${sql.ref(column)}::jsonb ->> cast(${member} as text))`;
+  const json = readableJson(dialect, column);
+  if (dialect === 'postgres') return sql`(${json} ->> cast(${member} as text))`;
   const path = `$.${JSON.stringify(member)}`;
-  return sql`(case json_type(${sql.ref(column)}, ${path}) when 'true' then 'true' when 'false' then 'false' when 'null' then null when 'object' then json_extract(${sql.ref(column)}, ${path}) when 'array' then json_extract(${sql.ref(column)}, ${path}) else cast(json_extract(${sql.ref(column)}, ${path}) as text) end)`;
+  return sql`(case json_type(${json}, ${path}) when 'true' then 'true' when 'false' then 'false' when 'null' then null when 'object' then json_extract(${json}, ${path}) when 'array' then json_extract(${json}, ${path}) else cast(json_extract(${json}, ${path}) as text) end)`;
 }
 
 /** The member's value when it is a JSON number, else NULL. */
 function jsonMemberAsNumber(dialect: Dialect, column: string, member: string): Expr {
+  const json = readableJson(dialect, column);
   if (dialect === 'postgres') {
-    return sql`(case when jsonb_typeof(${sql.ref(column)}::jsonb -> cast(${member} as text)) = 'number' then (${sql.ref(column)}::jsonb ->> cast(${member} as text))::numeric end)`;
+    return sql`(case when jsonb_typeof(${json} -> cast(${member} as text)) = 'number' then (${json} ->> cast(${member} as text))::numeric end)`;
   }
   const path = `$.${JSON.stringify(member)}`;
-  return sql`(case when json_type(${sql.ref(column)}, ${path}) in ('integer', 'real') then json_extract(${sql.ref(column)}, ${path}) end)`;
+  return sql`(case when json_type(${json}, ${path}) in ('integer', 'real') then json_extract(${json}, ${path}) end)`;
 }
 
 /** Length of the member when it is a JSON array, else NULL. */
 function jsonMemberArrayLength(dialect: Dialect, column: string, member: string): Expr {
+  const json = readableJson(dialect, column);
   if (dialect === 'postgres') {
-    return sql`(case when jsonb_typeof(${sql.ref(column)}::jsonb -> cast(${member} as text)) = 'array' then jsonb_array_length(${sql.ref(column)}::jsonb -> cast(${member} as text)) end)`;
+    return sql`(case when jsonb_typeof(${json} -> cast(${member} as text)) = 'array' then jsonb_array_length(${json} -> cast(${member} as text)) end)`;
   }
   const path = `$.${JSON.stringify(member)}`;
-  return sql`(case when json_type(${sql.ref(column)}, ${path}) = 'array' then json_array_length(${sql.ref(column)}, ${path}) end)`;
+  return sql`(case when json_type(${json}, ${path}) = 'array' then json_array_length(${json}, ${path}) end)`;
 }
 
 function textMatch(dialect: Dialect, text: Expr, match: 'contains' | 'starts_with' | 'ends_with', needle: string): Condition {
@@ -161,14 +169,15 @@ function presentLeaf(ctx: CompileContext, target: ValueRef): Condition {
 
 function jsonElements(dialect: Dialect, column: string): { from: Expr; element: ElementSql } {
   if (dialect === 'postgres') {
-    const safe = sql`(case when jsonb_typeof(${sql.ref(column)}::jsonb) = 'array' then ${sql.ref(column)}::jsonb else '[]'::jsonb end)`;
+    const json = readableJson(dialect, column);
+    const safe = sql`(case when jsonb_typeof(${json}) = 'array' then ${json} else '[]'::jsonb end)`;
     return {
       from: sql`jsonb_array_elements_text(${safe}) as e(value)`,
       element: { text: sql`e.value`, number: sql`(case when e.value ~ '^-?[0-9]+(\\.[0-9]+)?$' then e.value::numeric end)` },
     };
   }
   return {
-    from: sql`json_each(${sql.ref(column)}) as e`,
+    from: sql`json_each(${readableJson(dialect, column)}) as e`,
     element: { text: sql`cast(e.value as text)`, number: sql`(case when e.type in ('integer', 'real') then e.value end)` },
   };
 }
@@ -208,8 +217,8 @@ function countOf(ctx: CompileContext, set: SetRef): Expr {
       return sql`(select count(*) from ${source.from} where ${source.where})`;
     case 'json_array':
       return ctx.dialect === 'postgres'
-        ? sql`(case when jsonb_typeof(${sql.ref(source.column)}::jsonb) = 'array' then jsonb_array_length(${sql.ref(source.column)}::jsonb) else 0 end)`
-        : sql`coalesce(json_array_length(${sql.ref(source.column)}), 0)`;
+        ? sql`(case when jsonb_typeof(${readableJson('postgres', source.column)}) = 'array' then jsonb_array_length(${readableJson('postgres', source.column)}) else 0 end)`
+        : sql`coalesce(json_array_length(${readableJson('sqlite', source.column)}), 0)`;
   }
 }
 

@@ -2,6 +2,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { FieldSpec, FilterCondition, FilterValue, ParsedFilter } from '../domain/filters/filter.ts';
 import { queryInstant } from '../domain/time/query-instant.ts';
 import type { Dialect } from './db.ts';
+import { readableJson } from './json.ts';
 
 // Turns a parsed list filter (src/domain/filters/filter.ts) into one SQL condition over the filtered
 // table's columns, identically on SQLite and PostgreSQL. Membership of segments and collections is
@@ -43,20 +44,25 @@ function jsonPath(member: string): string {
   return `$.${JSON.stringify(member)}`;
 }
 
-/** The member's value as text: strings as they are, numbers in their JSON form, booleans `true`/`false`. */
+/**
+ * The member's value as text: strings as they are, numbers in their JSON form, booleans `true`/`false`.
+ * A document the database cannot read has no members (src/store/json.ts readableJson).
+ */
 function jsonText(dialect: Dialect, column: string, member: string): RawBuilder<string | null> {
-  if (dialect === 'postgres') return sql<string | null>`(${sql.ref(column)}::jsonb ->> cast(${member} as text))`;
+  const json = readableJson(dialect, column);
+  if (dialect === 'postgres') return sql<string | null>`(${json} ->> cast(${member} as text))`;
   const path = jsonPath(member);
-  return sql<string | null>`(case json_type(${sql.ref(column)}, ${path}) when 'true' then 'true' when 'false' then 'false' when 'null' then null else cast(json_extract(${sql.ref(column)}, ${path}) as text) end)`;
+  return sql<string | null>`(case json_type(${json}, ${path}) when 'true' then 'true' when 'false' then 'false' when 'null' then null else cast(json_extract(${json}, ${path}) as text) end)`;
 }
 
 /** The member's value when it is a JSON number, else NULL. */
 function jsonNumber(dialect: Dialect, column: string, member: string): RawBuilder<number | null> {
+  const json = readableJson(dialect, column);
   if (dialect === 'postgres') {
-    return sql<number | null>`(case when jsonb_typeof(${sql.ref(column)}::jsonb -> cast(${member} as text)) = 'number' then (${sql.ref(column)}::jsonb ->> cast(${member} as text))::numeric end)`;
+    return sql<number | null>`(case when jsonb_typeof(${json} -> cast(${member} as text)) = 'number' then (${json} ->> cast(${member} as text))::numeric end)`;
   }
   const path = jsonPath(member);
-  return sql<number | null>`(case when json_type(${sql.ref(column)}, ${path}) in ('integer', 'real') then json_extract(${sql.ref(column)}, ${path}) end)`;
+  return sql<number | null>`(case when json_type(${json}, ${path}) in ('integer', 'real') then json_extract(${json}, ${path}) end)`;
 }
 
 function contains(dialect: Dialect, text: RawBuilder<unknown>, needle: string): Condition {

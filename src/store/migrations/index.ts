@@ -15,6 +15,7 @@ import * as redemptionListIndexes from './2026-11-21-0022-redemption-list-indexe
 import * as redemptionSnapshots from './2026-11-22-0023-redemption-snapshots.ts';
 import * as voucherCategoryIndex from './2026-11-22-0024-voucher-category-index.ts';
 import * as redemptionCounts from './2026-11-22-0025-redemption-counts.ts';
+import * as quarantineUnreadableJson from './2026-11-26-0026-quarantine-unreadable-json.ts';
 import * as idempotencyInTransaction from './2026-11-26-0028-idempotency-in-transaction.ts';
 
 // Every migration, in the order it runs. Names are date-prefixed and never change once released.
@@ -35,5 +36,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-0023-redemption-snapshots': redemptionSnapshots,
   '2026-11-22-0024-voucher-category-index': voucherCategoryIndex,
   '2026-11-22-0025-redemption-counts': redemptionCounts,
+  '2026-11-26-0026-quarantine-unreadable-json': quarantineUnreadableJson,
   '2026-11-26-0028-idempotency-in-transaction': idempotencyInTransaction,
 };
