@@ -21,6 +21,7 @@ import { installRateLimits } from './http/plugins/rate-limit.ts';
 import { installTurns } from './http/plugins/turns.ts';
 import { installTextGuard, installValidators } from './http/plugins/validation.ts';
 import { registerRoutes } from './http/routes/index.ts';
+import { limitConnections, serverLimitOptions } from './http/server-limits.ts';
 
 export interface AppOptions {
   db: Db;
@@ -58,6 +59,7 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
+    ...serverLimitOptions(options.config.server),
     routerOptions: {
       ignoreTrailingSlash: true,
       // Bracketed, indexed query strings as the SDK sends them (`created_at[before]=…`, `x[0]=…`).
@@ -65,6 +67,7 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
     },
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnections(app.server, options.config.server);
 
   // Response schemas document the API; they must never drop members, so responses are plain JSON.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

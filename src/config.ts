@@ -32,6 +32,17 @@ export interface Config {
    * link-local and other special ranges are refused unless listed here. Default none.
    */
   webhookAllowNetworks: string[];
+  /** Connection limits of the HTTP server (src/http/server-limits.ts). */
+  server: ServerLimits;
+}
+
+export interface ServerLimits {
+  /** Longest a client may take to send one whole request, headers and body; then 408 and the connection closes. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutMs: number;
+  /** Most connections open at once; a connection beyond them is closed as it arrives. */
+  maxConnections: number;
 }
 
 export class ConfigError extends Error {}
@@ -128,6 +139,13 @@ function readPositiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number)
   return Number(raw);
 }
 
+function readIntInRange(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return Number(raw);
+}
+
 function readBoolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -169,5 +187,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauthTokenTtlSeconds: readPositiveInt(env, 'PUNCHCARD_OAUTH_TOKEN_TTL', 900),
     runWorker: readBoolean(env, 'PUNCHCARD_WORKER', true),
     webhookAllowNetworks: readNetworks(env, 'PUNCHCARD_WEBHOOK_ALLOW_NETWORKS'),
+    server: {
+      // A 10 MiB body (the largest accepted) arrives in 30 s at about 2.8 Mbit/s.
+      requestTimeoutMs: readIntInRange(env, 'PUNCHCARD_REQUEST_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
+      // Longer than the 60 s idle timeout of common load balancers, so they never reuse a connection being closed.
+      keepAliveTimeoutMs: readIntInRange(env, 'PUNCHCARD_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000),
+      maxConnections: readIntInRange(env, 'PUNCHCARD_MAX_CONNECTIONS', 1024, 1, 1_000_000),
+    },
   };
 }

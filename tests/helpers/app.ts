@@ -80,6 +80,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     oauthTokenTtlSeconds: 900,
     runWorker: false,
     webhookAllowNetworks: [],
+    server: { requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 1024 },
     ...overrides,
   };
 }

@@ -21,6 +21,12 @@ describe('configuration from the environment', () => {
     assert.deepEqual(config.webhookAllowNetworks, ['127.0.0.0/8', '10.0.0.0/8', 'fd00::/8']);
   });
 
+  test('server limits: request timeout, keep-alive and connections, by default and set', () => {
+    assert.deepEqual(loadConfig({}).server, { requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 1024 });
+    const config = loadConfig({ PUNCHCARD_REQUEST_TIMEOUT_MS: '5000', PUNCHCARD_KEEP_ALIVE_TIMEOUT_MS: '2000', PUNCHCARD_MAX_CONNECTIONS: '64' });
+    assert.deepEqual(config.server, { requestTimeoutMs: 5000, keepAliveTimeoutMs: 2000, maxConnections: 64 });
+  });
+
   test('fixed keys and origins', () => {
     const config = loadConfig({
       PUNCHCARD_APP_ID: 'my-app-id-1',
@@ -47,6 +53,11 @@ describe('configuration from the environment', () => {
     [{ PUNCHCARD_CLIENT_ORIGINS: 'https://a.example.com/path' }, /bare origin/],
     [{ PUNCHCARD_OAUTH_TOKEN_TTL: '0' }, /PUNCHCARD_OAUTH_TOKEN_TTL/],
     [{ PUNCHCARD_WORKER: 'maybe' }, /PUNCHCARD_WORKER/],
+    [{ PUNCHCARD_REQUEST_TIMEOUT_MS: '999' }, /PUNCHCARD_REQUEST_TIMEOUT_MS must be an integer from 1000/],
+    [{ PUNCHCARD_REQUEST_TIMEOUT_MS: '30s' }, /PUNCHCARD_REQUEST_TIMEOUT_MS/],
+    [{ PUNCHCARD_KEEP_ALIVE_TIMEOUT_MS: '0' }, /PUNCHCARD_KEEP_ALIVE_TIMEOUT_MS/],
+    [{ PUNCHCARD_MAX_CONNECTIONS: '0' }, /PUNCHCARD_MAX_CONNECTIONS/],
+    [{ PUNCHCARD_MAX_CONNECTIONS: '-5' }, /PUNCHCARD_MAX_CONNECTIONS/],
     [{ PUNCHCARD_WEBHOOK_ALLOW_NETWORKS: '10.0.0.0/8,192.168.1.1' }, /PUNCHCARD_WEBHOOK_ALLOW_NETWORKS entry "192.168.1.1"/],
     [{ PUNCHCARD_WEBHOOK_ALLOW_NETWORKS: '10.0.0.0/33' }, /PUNCHCARD_WEBHOOK_ALLOW_NETWORKS/],
     [{ PUNCHCARD_WEBHOOK_ALLOW_NETWORKS: 'localhost/8' }, /PUNCHCARD_WEBHOOK_ALLOW_NETWORKS/],
