@@ -8,7 +8,7 @@ import type { Clock } from './lib/clock.ts';
 import { newRequestId, type Ids } from './lib/ids.ts';
 import { Authenticator } from './services/auth/authenticator.ts';
 import type { Deps } from './services/context.ts';
-import type { Db, Dialect } from './store/db.ts';
+import { durable, type Db, type Dialect } from './store/db.ts';
 import { installAuth } from './http/plugins/auth.ts';
 import { BODY_LIMIT_BYTES, installBodyParsers } from './http/plugins/body-parsers.ts';
 import { installClientCors } from './http/plugins/cors.ts';
@@ -81,6 +81,15 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
   installAuth(app, authenticator);
   installRateLimits(app, authenticator, deps.clock);
   installIdempotency(app, deps.db, deps.clock);
+  // SQLite commits do not wait for the disk (group commit, src/store/sqlite-durability.ts): an answer
+  // leaves only once every commit before it is durable. Registered after the idempotency hook, whose
+  // request transactions commit while the answer is being sent.
+  if (options.dialect === 'sqlite') {
+    app.addHook('onSend', async (_request, _reply, payload) => {
+      await durable(deps.db);
+      return payload;
+    });
+  }
   installClientCors(app);
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('X-Request-Id', request.id);

@@ -5,7 +5,7 @@ import { createWorker } from './jobs/registry.ts';
 import { systemClock } from './lib/clock.ts';
 import { sortableIds } from './lib/ids.ts';
 import { bootstrap, loadPepper, rotateGeneratedKeys } from './services/projects/bootstrap.ts';
-import { openDatabase, type DbHandle } from './store/db.ts';
+import { durable, openDatabase, type DbHandle } from './store/db.ts';
 import { findDefaultProject, toProjectObject } from './store/projects.ts';
 import { listLiveApiKeys, listLiveManagementKeys } from './store/keys.ts';
 import { migrateToLatest } from './store/migrate.ts';
@@ -23,8 +23,9 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-async function openAndMigrate(config: Config): Promise<DbHandle> {
-  const handle = openDatabase(config.databaseUrl);
+async function openAndMigrate(config: Config, options: { longRunning?: boolean } = {}): Promise<DbHandle> {
+  // A serving process checkpoints SQLite's WAL in a thread of its own (src/store/sqlite-durability.ts).
+  const handle = openDatabase(config.databaseUrl, { checkpointer: options.longRunning === true });
   try {
     await migrateToLatest(handle.db);
   } catch (error) {
@@ -45,8 +46,10 @@ function printSecrets(title: string, pairs: { management?: KeyPair; server?: Key
 
 async function start(config: Config, serveHttp: boolean): Promise<void> {
   const log = pino({ level: config.logLevel });
-  const handle = await openAndMigrate(config);
+  const handle = await openAndMigrate(config, { longRunning: true });
   const boot = await bootstrap({ db: handle.db, dialect: handle.dialect, clock: systemClock, ids: sortableIds, config });
+  // Keys are shown once: they must be on disk before anyone sees them.
+  await durable(handle.db);
   printSecrets('Punchcard created these keys; the secrets are shown only now, store them safely:', boot.generated);
   const deps = { db: handle.db, dialect: handle.dialect, clock: systemClock, ids: sortableIds, config, pepper: boot.pepper };
 

@@ -22,6 +22,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { registerScopedDialect, ScopedDialect } from './connection-scope.ts';
+import { startCheckpointer, WalDurability, type SyncFile } from './sqlite-durability.ts';
 import type { Database } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -78,10 +79,20 @@ class ImmediateSqliteDialect extends SqliteDialect {
 // better-sqlite3 cannot bind booleans; PostgreSQL columns are real booleans. Converting at the binding
 // layer lets store code pass JS booleans to both. Statements are prepared once per SQL text and reused,
 // which matters: preparing costs more than running a simple indexed query.
-function wrapSqlite(raw: SqliteDatabase.Database): KyselySqliteDatabase {
+// Every commit (and every write outside a transaction) is counted for group commit (./sqlite-durability.ts).
+function wrapSqlite(raw: SqliteDatabase.Database, durability: WalDurability | null): KyselySqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   const bind = (params: ReadonlyArray<unknown>): unknown[] =>
     params.map((p) => (p === true ? 1 : p === false ? 0 : p));
+  const counted = <T>(stmt: SqliteDatabase.Statement, run: () => T): T => {
+    if (!durability) return run();
+    const inTransaction = raw.inTransaction;
+    try {
+      return run();
+    } finally {
+      if (raw.inTransaction ? false : inTransaction || !stmt.readonly) durability.noteCommit();
+    }
+  };
   return {
     close: () => raw.close(),
     prepare(sql: string): SqliteStatement {
@@ -90,8 +101,8 @@ function wrapSqlite(raw: SqliteDatabase.Database): KyselySqliteDatabase {
       const stmt = raw.prepare(sql);
       const wrapped: SqliteStatement = {
         reader: stmt.reader,
-        all: (params) => stmt.all(bind(params)),
-        run: (params) => stmt.run(bind(params)),
+        all: (params) => counted(stmt, () => stmt.all(bind(params))),
+        run: (params) => counted(stmt, () => stmt.run(bind(params))),
         iterate: (params) => stmt.iterate(bind(params)),
       };
       if (cache.size > 2000) cache.clear();
@@ -101,19 +112,54 @@ function wrapSqlite(raw: SqliteDatabase.Database): KyselySqliteDatabase {
   };
 }
 
-export function openSqlite(url: string): DbHandle {
+const durabilities = new WeakMap<object, WalDurability>();
+
+/**
+ * Resolves once every commit made so far through `db` is on disk. SQLite commits do not wait for the
+ * disk themselves (group commit, ./sqlite-durability.ts): whatever tells the outside world about a
+ * change — an HTTP answer, a webhook, printed keys — waits here first. PostgreSQL commits are durable
+ * when they return.
+ */
+export function durable(db: Executor): Promise<void> {
+  const durability = durabilities.get(db);
+  return durability?.pending ? durability.flushed() : Promise.resolve();
+}
+
+export interface SqliteOptions {
+  /** Checkpoint in a worker thread (long-running servers); otherwise SQLite checkpoints inside commits. */
+  checkpointer?: boolean;
+  /** How the WAL file is synced (default fs.fsync); tests substitute their own. */
+  syncWal?: SyncFile;
+}
+
+export function openSqlite(url: string, options: SqliteOptions = {}): DbHandle {
   const path = url.slice('sqlite:'.length);
-  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const inMemory = path === ':memory:';
+  if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
   const raw = new SqliteDatabase(path);
   raw.pragma('journal_mode = WAL');
   raw.pragma('busy_timeout = 10000');
-  // FULL: a commit is on disk before the answer leaves; an acknowledged write survives a power cut too.
-  raw.pragma('synchronous = FULL');
+  // NORMAL: a commit writes the WAL without waiting for the disk; durable() makes answers wait for it.
+  raw.pragma(`synchronous = ${inMemory ? 'FULL' : 'NORMAL'}`);
   raw.pragma('foreign_keys = ON');
-  const dialect = new ScopedDialect(new ImmediateSqliteDialect(wrapSqlite(raw)), { begin: 'begin immediate', guardStatements: false });
+  const durability = inMemory ? null : new WalDurability(resolve(path), options.syncWal);
+  const stopCheckpointer = options.checkpointer && !inMemory ? startCheckpointer(resolve(path)) : null;
+  // With the checkpointer, the connection's own checkpoints are only a safety net (40 MB of WAL).
+  if (stopCheckpointer) raw.pragma('wal_autocheckpoint = 10000');
+  const dialect = new ScopedDialect(new ImmediateSqliteDialect(wrapSqlite(raw, durability)), { begin: 'begin immediate', guardStatements: false });
   const db = new Kysely<Database>({ dialect });
   registerScopedDialect(db, dialect);
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  if (durability) durabilities.set(db, durability);
+  return {
+    db,
+    dialect: 'sqlite',
+    close: async () => {
+      await durability?.flushed().catch(() => undefined);
+      await stopCheckpointer?.();
+      await db.destroy();
+      durability?.close();
+    },
+  };
 }
 
 export interface PostgresOptions {
@@ -184,6 +230,6 @@ export function openPostgres(url: string, options: PostgresOptions = {}): DbHand
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
-export function openDatabase(url: string, options: PostgresOptions = {}): DbHandle {
-  return dialectOf(url) === 'sqlite' ? openSqlite(url) : openPostgres(url, options);
+export function openDatabase(url: string, options: PostgresOptions & SqliteOptions = {}): DbHandle {
+  return dialectOf(url) === 'sqlite' ? openSqlite(url, options) : openPostgres(url, options);
 }

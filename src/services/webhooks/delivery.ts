@@ -3,6 +3,7 @@ import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from '../../domain/webhooks/event
 import { punchcardSignature, vendorSignature } from '../../domain/webhooks/signature.ts';
 import { AddressPolicy } from '../../lib/address-policy.ts';
 import { randomString } from '../../lib/ids.ts';
+import { durable } from '../../store/db.ts';
 import type { EventSource } from '../../store/events.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import { findProject } from '../../store/projects.ts';
@@ -130,6 +131,8 @@ export class WebhookSender {
       claimDueDeliveries(tx, this.id, now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString(), this.#batchSize),
     );
     if (claimed.length === 0) return 0;
+    // An event leaves the building only once it is on disk (SQLite group commit: src/store/db.ts durable()).
+    await durable(deps.db);
     const events = await eventsForDelivery(
       deps.db,
       claimed.map((d) => ({ projectId: d.project_id, eventId: d.event_id })),
