@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Executor } from './db.ts';
 import { fromJson, toJson } from './json.ts';
 import { prepared } from './prepared.ts';
@@ -157,6 +157,37 @@ function applyFilters(eb: ExpressionBuilder<Database, 'events'>, q: ActivityQuer
   return eb.and(conditions);
 }
 
+/**
+ * The most activities one list request reads (README "HTTP conventions"): totals count up to it, and
+ * filters the activity index does not hold or orders other than `created_at` are served only while the
+ * date range holds no more than it, so no request reads a customer's or a card's whole history.
+ */
+export const ACTIVITY_WINDOW = 10_000;
+
+/** `count(*)` over event rows, reading at most `cap + 1` of them: min(matches, cap + 1). */
+export async function countEventsUpTo(db: Executor, rows: SelectQueryBuilder<Database, 'events', object>, cap: number): Promise<number> {
+  const row = await db
+    .selectFrom(rows.select(sql<number>`1`.as('one')).limit(cap + 1).as('matches'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * How many of the customer's activities lie in the query's date range, whatever its other filters,
+ * counting at most `ACTIVITY_WINDOW + 1`: one range of the activity index.
+ */
+export async function countActivitiesInRange(db: Executor, q: ActivityQuery): Promise<number> {
+  const inRange = db
+    .selectFrom('events')
+    .where('project_id', '=', q.projectId)
+    .where('customer_id', '=', q.customerId)
+    .where('activity_type', 'is not', null)
+    .$if(q.startDate !== undefined, (b) => b.where('created_at', '>=', q.startDate as string))
+    .$if(q.endDate !== undefined, (b) => b.where('created_at', '<=', q.endDate as string));
+  return countEventsUpTo(db, inRange, ACTIVITY_WINDOW);
+}
+
 export async function findCustomerEvent(
   db: Executor,
   projectId: string,
@@ -177,7 +208,10 @@ export async function findCustomerEvent(
   return { ...toStoredEvent(row), sortValue: row.sort_value };
 }
 
-/** One page in list order, whether more follow, and (unless `withTotal` is false) how many match the filters. */
+/**
+ * One page in list order, whether more follow, and (unless `withTotal` is false) how many match the
+ * filters, counted up to ACTIVITY_WINDOW.
+ */
 export async function listCustomerActivities(
   db: Executor,
   q: ActivityQuery,
@@ -203,16 +237,12 @@ export async function listCustomerActivities(
     .orderBy('seq', direction)
     .limit(q.limit + 1)
     .execute();
-  const totalRow = options.withTotal
-    ? await db
-        .selectFrom('events')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where((eb) => applyFilters(eb, q))
-        .executeTakeFirstOrThrow()
+  const total = options.withTotal
+    ? Math.min(ACTIVITY_WINDOW, await countEventsUpTo(db, db.selectFrom('events').where((eb) => applyFilters(eb, q)), ACTIVITY_WINDOW))
     : null;
   return {
     events: rows.slice(0, q.limit).map(toStoredEvent),
-    total: totalRow === null ? null : Number(totalRow.n),
+    total,
     hasMore: rows.length > q.limit,
   };
 }

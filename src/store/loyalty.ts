@@ -3,7 +3,7 @@ import { isPostgres, type Executor } from './db.ts';
 import { fromJson } from './json.ts';
 import { prepared } from './prepared.ts';
 import type { LoyaltyBucketsTable, LoyaltyPendingPointsTable, VoucherTransactionsTable } from './schema.ts';
-import type { EventSource } from './events.ts';
+import { ACTIVITY_WINDOW, countEventsUpTo, type EventSource } from './events.ts';
 import type { VoucherRow } from './vouchers.ts';
 
 // Loyalty members: card locking, the member list, a card's activity, its points buckets, pending points
@@ -102,6 +102,8 @@ export interface CardActivityQuery {
   after?: { createdAt: string; seq: number };
   /** Page offset, for the deprecated list that answers a total. */
   offset?: number;
+  /** Count the card's activities too (up to ACTIVITY_WINDOW), for the deprecated list. */
+  withTotal: boolean;
 }
 
 export async function findCardEvent(db: Executor, projectId: string, voucherCode: string, eventId: string): Promise<{ createdAt: string; seq: number } | null> {
@@ -116,7 +118,7 @@ export async function findCardEvent(db: Executor, projectId: string, voucherCode
   return row ? { createdAt: row.created_at, seq: Number(row.seq) } : null;
 }
 
-export async function listCardActivity(db: Executor, q: CardActivityQuery): Promise<{ events: CardEvent[]; hasMore: boolean; total: number }> {
+export async function listCardActivity(db: Executor, q: CardActivityQuery): Promise<{ events: CardEvent[]; hasMore: boolean; total: number | null }> {
   const direction = q.descending ? 'desc' : 'asc';
   const base = db
     .selectFrom('events')
@@ -135,7 +137,7 @@ export async function listCardActivity(db: Executor, q: CardActivityQuery): Prom
     .offset(q.offset ?? 0)
     .limit(q.limit + 1)
     .execute();
-  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const total = q.withTotal ? Math.min(ACTIVITY_WINDOW, await countEventsUpTo(db, base, ACTIVITY_WINDOW)) : null;
   return {
     events: rows.slice(0, q.limit).map((r) => ({
       seq: Number(r.seq),
@@ -147,7 +149,7 @@ export async function listCardActivity(db: Executor, q: CardActivityQuery): Prom
       createdAt: r.created_at,
     })),
     hasMore: rows.length > q.limit,
-    total: Number(total.n),
+    total,
   };
 }
 

@@ -2,6 +2,8 @@ import type { ListActivitiesInput, ListActivityInput } from '../../http/schemas/
 import { errors } from '../../domain/errors.ts';
 import { findLiveCustomer } from '../../store/customers.ts';
 import {
+  ACTIVITY_WINDOW,
+  countActivitiesInRange,
   findCustomerEvent,
   listCustomerActivities,
   type ActivityQuery,
@@ -90,6 +92,21 @@ async function buildQuery(deps: Deps, actor: Actor, customerId: string, input: C
   return query;
 }
 
+/**
+ * Filters the activity index does not hold (campaign, product, type, category) and orders other than
+ * created_at make the database read every activity of the date range, so they are served while the
+ * range holds at most ACTIVITY_WINDOW activities (README "HTTP conventions"); beyond that, 400.
+ */
+async function assertWithinWindow(deps: Deps, query: ActivityQuery): Promise<void> {
+  const readsWholeRange =
+    query.sort !== 'created_at' ||
+    [query.campaignId, query.campaignType, query.productId, query.type, query.category].some((filter) => filter !== undefined);
+  if (!readsWholeRange || (await countActivitiesInRange(deps.db, query)) <= ACTIVITY_WINDOW) return;
+  throw errors.invalidQuery(
+    `More than ${ACTIVITY_WINDOW} activities lie between start_date and end_date: with campaign_id, campaign_type, product_id, type or category, or an order other than created_at, narrow start_date/end_date to at most ${ACTIVITY_WINDOW}`,
+  );
+}
+
 export interface ActivitiesList {
   object: 'list';
   data_ref: 'data';
@@ -102,6 +119,7 @@ export async function listActivities(deps: Deps, actor: Actor, customerId: strin
   const query = await buildQuery(deps, actor, customerId, input);
   if (input.starting_after !== undefined) query.startingAfter = queryInstant(input.starting_after);
   if (input.product_id !== undefined) query.productId = input.product_id;
+  await assertWithinWindow(deps, query);
   const result = await listCustomerActivities(deps.db, query, { withTotal: true });
   return { object: 'list', data_ref: 'data', data: result.events.map(toActivity), total: result.total ?? 0 };
 }
@@ -119,6 +137,7 @@ export async function listActivity(deps: Deps, actor: Actor, customerId: string,
   const query = await buildQuery(deps, actor, customerId, input);
   if (input.type !== undefined) query.type = input.type;
   if (input.category !== undefined) query.category = input.category;
+  await assertWithinWindow(deps, query);
   const result = await listCustomerActivities(deps.db, query, { withTotal: false });
   const data = result.events.map(toActivity);
   const last = data[data.length - 1];

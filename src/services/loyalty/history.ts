@@ -97,6 +97,7 @@ export async function memberActivity(deps: Deps, actor: Actor, campaignId: strin
     limit: query.limit ?? 10,
     descending: (query.order ?? '-created_at') === '-created_at',
     ...(after ? { after } : {}),
+    withTotal: false,
   });
   const data = events.map((e) => ({ id: e.id, type: e.type, data: activityData(e), created_at: e.createdAt, group_id: e.groupId }));
   const last = data.at(-1);
@@ -121,12 +122,14 @@ export async function memberActivities(deps: Deps, actor: Actor, campaignId: str
     since: card.created_at,
     limit,
     descending: true,
+    // At most 100 pages of 100: the deepest offset stays inside the ACTIVITY_WINDOW the total counts.
     offset: ((query.page ?? 1) - 1) * limit,
+    withTotal: true,
   });
   return {
     object: 'list',
     data_ref: 'activities',
     activities: events.map((e) => ({ id: e.id, type: e.type, object: 'event', data: activityData(e), created_at: e.createdAt, group_id: e.groupId })),
-    total,
+    total: total ?? 0,
   };
 }
