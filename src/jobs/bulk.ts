@@ -12,7 +12,7 @@ import type { JobContext, Worker } from './worker.ts';
 // Bulk and metadata updates of customers and products (src/services/bulk/bulk.ts).
 
 async function bulkJob(job: Job, ctx: JobContext): Promise<unknown> {
-  return runBulkJob(ctx.deps, { ...job, payload: job.payload as BulkPayload });
+  return runBulkJob(ctx.deps, { ...job, payload: job.payload as BulkPayload }, ctx.checkpoint);
 }
 
 export function registerBulkJobs(worker: Worker): void {

@@ -1,3 +1,4 @@
+import { yieldToRequests } from '../lib/slices.ts';
 import { inTransaction, internalActor, makeEvent } from '../services/context.ts';
 import { DELETE_JOB, GENERATE_JOB, templateOf, type DeleteJobPayload, type GenerateJobPayload } from '../services/campaigns/campaigns.ts';
 import { renderCampaign } from '../services/campaigns/render.ts';
@@ -59,6 +60,7 @@ async function generate(job: Job, ctx: JobContext): Promise<unknown> {
       return true;
     });
     if (!stillThere) return { message: `Stopped after ${done} vouchers: the campaign was deleted.`, done_count: done };
+    await yieldToRequests();
   }
   await inTransaction(deps, async (tx) => {
     const campaign = await findCampaignInAnyState(tx, job.projectId, payload.campaign_id);
@@ -115,6 +117,7 @@ async function remove(job: Job, ctx: JobContext): Promise<unknown> {
       return n;
     });
     if (removed === 0) break;
+    await yieldToRequests();
   }
   if (payload.force) {
     await inTransaction(deps, async (tx) => {

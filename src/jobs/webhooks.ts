@@ -1,3 +1,4 @@
+import { Pacer } from '../lib/slices.ts';
 import type { Deps } from '../services/context.ts';
 import { dispatchWebhookEvents } from '../services/webhooks/dispatch.ts';
 import { WebhookSender } from '../services/webhooks/delivery.ts';
@@ -18,6 +19,7 @@ export interface WebhookTurn {
 /** One turn: dispatch and send until nothing is left or the budget is spent. */
 export async function runWebhookTurn(deps: Deps, sender: WebhookSender, budgetMs = TURN_BUDGET_MS): Promise<WebhookTurn> {
   const started = performance.now();
+  const pacer = new Pacer();
   const turn: WebhookTurn = { dispatchedEvents: 0, attempts: 0 };
   for (;;) {
     const dispatched = await dispatchWebhookEvents(deps);
@@ -26,6 +28,8 @@ export async function runWebhookTurn(deps: Deps, sender: WebhookSender, budgetMs
     turn.attempts += attempts;
     const moved = (dispatched?.advanced ?? false) || attempts > 0;
     if (!moved || performance.now() - started >= budgetMs) return turn;
+    // A backlog (a bulk job's events) is read in slices, with requests served between them.
+    await pacer.between();
   }
 }
 

@@ -1,8 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { randomString } from '../lib/ids.ts';
+import { yieldToRequests } from '../lib/slices.ts';
 import { inTransaction, type Deps } from '../services/context.ts';
+import type { Tx } from '../store/db.ts';
 import { purgeIdempotencyKeys } from '../store/idempotency.ts';
-import { claimNextJob, extendLease, finishJob, retryJobLater, toJob, type Job } from '../store/jobs.ts';
+import { checkpointJob, claimNextJob, extendLease, finishJob, retryJobLater, toJob, type Job } from '../store/jobs.ts';
 import { purgeDeadTokens } from '../store/oauth-tokens.ts';
 
 // The background worker: claims job rows written by requests, runs the handler of their kind, records
@@ -14,6 +16,12 @@ export interface JobContext {
   log: FastifyBaseLogger;
   /** Records progress (0-100) and keeps the claim alive during long work. */
   progress(percent: number): Promise<void>;
+  /**
+   * Inside the transaction of one slice of work: stores the job's partial result (what a resumed attempt
+   * starts from) and its progress, and renews the claim. Throws LostClaimError when the claim ran out and
+   * another worker took the job over, so the slice rolls back instead of being done twice.
+   */
+  checkpoint(tx: Tx, result: unknown, percent: number): Promise<void>;
 }
 
 export type JobHandler = (job: Job, ctx: JobContext) => Promise<unknown>;
@@ -23,6 +31,13 @@ export type JobFailureHandler = (job: Job, ctx: JobContext, error: unknown) => P
 
 /** A handler error that must not be retried (bad input); the job fails at once. */
 export class PermanentJobError extends Error {}
+
+/** This worker's claim on a job ran out and another worker holds it now; this attempt must stop. */
+export class LostClaimError extends Error {
+  constructor(jobId: string) {
+    super(`job ${jobId} was taken over by another worker`);
+  }
+}
 
 /** Work repeated on a schedule rather than queued as rows (points expiry, pending points activation). */
 export type PeriodicTask = (ctx: { deps: Deps; log: FastifyBaseLogger }) => Promise<void>;
@@ -126,18 +141,36 @@ export class Worker {
     const job = toJob(row);
     const handler = this.#handlers.get(job.kind);
     if (!handler) return false;
+    const percentOf = (percent: number) => Math.max(0, Math.min(99, Math.round(percent)));
     const ctx: JobContext = {
       deps: this.#deps,
       log: this.#log.child({ job_id: job.id, job_kind: job.kind }),
       progress: async (percent) => {
         const at = this.#deps.clock.now().getTime();
-        await extendLease(this.#deps.db, job.id, this.id, new Date(at + LEASE_MS).toISOString(), Math.max(0, Math.min(99, Math.round(percent))));
+        await extendLease(this.#deps.db, job.id, this.id, new Date(at + LEASE_MS).toISOString(), percentOf(percent));
+      },
+      checkpoint: async (tx, result, percent) => {
+        const at = this.#deps.clock.now();
+        const held = await checkpointJob(tx, {
+          id: job.id,
+          workerId: this.id,
+          result,
+          progress: percentOf(percent),
+          leaseUntil: new Date(at.getTime() + LEASE_MS).toISOString(),
+          at: at.toISOString(),
+        });
+        if (!held) throw new LostClaimError(job.id);
       },
     };
     try {
       const result = await handler(job, ctx);
       await finishJob(this.#deps.db, job.id, this.id, { status: 'DONE', result: result ?? null, error: null, now: this.#deps.clock.now().toISOString() });
     } catch (error) {
+      if (error instanceof LostClaimError) {
+        // The worker holding the job now carries on from the last slice this one committed.
+        ctx.log.warn({ err: error }, 'job taken over by another worker; this attempt stops');
+        return true;
+      }
       const message = error instanceof Error ? error.message : String(error);
       const at = this.#deps.clock.now();
       if (error instanceof PermanentJobError || job.attempts >= MAX_ATTEMPTS) {
@@ -176,6 +209,8 @@ export class Worker {
       } catch (error) {
         this.#log.error({ err: error }, 'worker loop error');
       }
+      // Back-to-back jobs and tasks must not keep requests waiting either (src/lib/slices.ts).
+      if (didWork) await yieldToRequests();
       if (!didWork && this.#running) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, IDLE_POLL_MS);

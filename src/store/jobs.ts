@@ -176,6 +176,26 @@ export async function insertFinishedJob(db: Executor, job: NewJob & { result: un
     .execute();
 }
 
+/**
+ * Stores a running job's partial result inside the transaction that did that part of the work, and
+ * renews the claim, but only while `workerId` still holds it. Answers false when the claim ran out and
+ * another worker took the job over: the caller must then roll its transaction back, or the work would be
+ * done twice.
+ */
+export async function checkpointJob(
+  db: Executor,
+  job: { id: string; workerId: string; result: unknown; progress: number; leaseUntil: string; at: string },
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('jobs')
+    .set({ result: toJson(job.result), progress: job.progress, locked_until: job.leaseUntil, updated_at: job.at })
+    .where('id', '=', job.id)
+    .where('locked_by', '=', job.workerId)
+    .where('status', '=', 'IN_PROGRESS')
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
 /** Stores a running job's partial result inside the transaction that did that part of the work. */
 export async function recordJobProgress(db: Executor, id: string, result: unknown, progress: number, at: string): Promise<void> {
   await db.updateTable('jobs').set({ result: toJson(result), progress, updated_at: at }).where('id', '=', id).execute();

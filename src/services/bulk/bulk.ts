@@ -1,24 +1,28 @@
 import { DomainError } from '../../domain/errors.ts';
 import type { CustomersBulkInput, MetadataBulkInput, ProductsBulkInput } from '../../http/schemas/bulk.ts';
+import { Slice, yieldToRequests } from '../../lib/slices.ts';
 import { lockLiveCustomerById, lockLiveCustomerBySourceId } from '../../store/bulk.ts';
-import * as customerStore from '../../store/customers.ts';
-import type { CustomerFields, CustomerRow } from '../../store/customers.ts';
+import type { CustomerFields } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';
-import { appendEvents, type EventSource } from '../../store/events.ts';
-import { enqueueJob, recordJobProgress } from '../../store/jobs.ts';
+import type { EventSource } from '../../store/events.ts';
+import { enqueueJob } from '../../store/jobs.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import * as productStore from '../../store/products.ts';
+import { inSavepoint } from '../../store/savepoints.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
-import { resolveCustomer, type CustomerObject } from '../customers/customers.ts';
+import { recordProductCreated, recordProductUpdated } from '../catalog/products.ts';
+import { inTransaction, type Actor, type Deps } from '../context.ts';
+import { applyCustomerUpdate, resolveCustomer } from '../customers/customers.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
-import { refreshCustomerSegments } from '../segments/membership.ts';
 
 // Bulk and metadata updates of customers and products (platform reference 3.1, 4.1, 8). The request
 // only validates and enqueues a job (answered 202 with the async action id); the worker applies the
-// items one by one, each in its own transaction together with the job's progress, so a job resumed after
-// a crash continues with the next item and never applies one twice. An item that breaks a business rule
-// (e.g. its metadata schema) is reported in `errors` and the others go on.
+// items in slices (src/lib/slices.ts): a slice is one transaction holding up to SLICE_ITEMS items, or
+// what fits in a few milliseconds, together with the job's progress, and between slices the job gives
+// the event loop and the database to requests. A job resumed after a crash, or taken over by another
+// worker, continues after the last committed slice, so no item is applied twice or skipped. An item that
+// breaks a business rule (e.g. its metadata schema) is undone alone (a savepoint), reported in `errors`,
+// and the others go on. Each update records what it changed, not a copy of the object (customers.ts).
 
 export const CUSTOMERS_BULK_UPDATE = 'CUSTOMERS.BULK_UPDATE';
 export const CUSTOMERS_METADATA_UPDATE = 'CUSTOMERS.METADATA_UPDATE';
@@ -54,7 +58,7 @@ export interface BulkResult {
   next_index: number;
 }
 
-/** Bounds the result that is rewritten with every item; `failed_count` keeps the true number. */
+/** Bounds the result that is rewritten with every slice; `failed_count` keeps the true number. */
 const MAX_ERRORS_LISTED = 100;
 
 async function enqueue(deps: Deps, actor: Actor, kind: BulkKind, payload: BulkPayload): Promise<{ async_action_id: string }> {
@@ -79,27 +83,6 @@ export const enqueueProductsMetadataUpdate = (deps: Deps, actor: Actor, input: M
 
 // ---- customers ----
 
-/** Writes the members of `fields` to a locked live customer and records `customer.updated`. */
-async function writeCustomer(tx: Tx, deps: Deps, actor: Actor, row: CustomerRow, fields: CustomerFields): Promise<CustomerObject> {
-  if (fields.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'customer', fields.metadata);
-  await customerStore.updateCustomer(tx, actor.projectId, row.id, { ...customerStore.customerColumns(fields), updated_at: deps.clock.now().toISOString() });
-  const updated = await customerStore.findLiveCustomerById(tx, actor.projectId, row.id);
-  if (!updated) throw new Error(`customer ${row.id} vanished inside its own transaction`);
-  const customer = await customerStore.renderCustomer(tx, actor.projectId, updated);
-  await appendEvents(tx, [
-    makeEvent(deps, actor, {
-      type: 'customer.updated',
-      activityType: 'customer.updated',
-      activityCategory: 'ACTION',
-      customerId: customer.id,
-      entityId: customer.id,
-      data: { customer },
-    }),
-  ]);
-  await refreshCustomerSegments(tx, deps, actor, customer);
-  return customer;
-}
-
 /** Upserts one customer by source_id: an unknown one is created (with `customer.created`). */
 async function upsertCustomerItem(tx: Tx, deps: Deps, actor: Actor, item: CustomerItem): Promise<void> {
   const { source_id: sourceId, ...fields } = item;
@@ -111,7 +94,7 @@ async function upsertCustomerItem(tx: Tx, deps: Deps, actor: Actor, item: Custom
     row = await lockLiveCustomerById(tx, actor.projectId, customer.id);
     if (!row) throw new Error(`customer ${customer.id} vanished inside its own transaction`);
   }
-  await writeCustomer(tx, deps, actor, row, fields);
+  await applyCustomerUpdate(tx, deps, actor, row, fields satisfies CustomerFields);
 }
 
 /** Merges `metadata` into one customer's metadata (members not sent stay); an unknown source_id is created. */
@@ -123,16 +106,11 @@ async function mergeCustomerMetadata(tx: Tx, deps: Deps, actor: Actor, sourceId:
     row = await lockLiveCustomerById(tx, actor.projectId, customer.id);
     if (!row) throw new Error(`customer ${customer.id} vanished inside its own transaction`);
   }
-  await writeCustomer(tx, deps, actor, row, { metadata: { ...fromJson<Record<string, unknown>>(row.metadata, {}), ...metadata } });
+  const merged = { ...fromJson<Record<string, unknown>>(row.metadata, {}), ...metadata };
+  await applyCustomerUpdate(tx, deps, actor, row, { metadata: merged }, { metadata });
 }
 
 // ---- products ----
-
-async function recordProduct(tx: Tx, deps: Deps, actor: Actor, id: string, type: 'product.created' | 'product.updated'): Promise<void> {
-  const row = await productStore.findLiveProductById(tx, actor.projectId, id);
-  if (!row) throw new Error(`product ${id} vanished inside its own transaction`);
-  await appendEvents(tx, [makeEvent(deps, actor, { type, entityId: id, data: { product: productStore.toProductObject(row) } })]);
-}
 
 interface ProductFields {
   name?: string | null;
@@ -162,7 +140,7 @@ async function writeProduct(tx: Tx, deps: Deps, actor: Actor, sourceId: string, 
       updated_at: null,
       binned_at: null,
     });
-    await recordProduct(tx, deps, actor, id, 'product.created');
+    await recordProductCreated(deps, actor, tx, id);
     return;
   }
   const metadata =
@@ -176,10 +154,16 @@ async function writeProduct(tx: Tx, deps: Deps, actor: Actor, sourceId: string, 
     ...(fields.image_url !== undefined ? { image_url: fields.image_url } : {}),
     updated_at: now,
   });
-  await recordProduct(tx, deps, actor, existing.id, 'product.updated');
+  await recordProductUpdated(deps, actor, tx, { product_id: existing.id, changes: fields, ...(mergeMetadata ? { metadata_merged: true } : {}) });
 }
 
 // ---- the job ----
+
+/** Items per slice at most; a slice also ends once it has taken SLICE_MS (src/lib/slices.ts). */
+export const SLICE_ITEMS = 100;
+
+/** Stores the job's partial result and progress in the slice's transaction (the worker's checkpoint). */
+export type BulkCheckpoint = (tx: Tx, result: BulkResult, percent: number) => Promise<void>;
 
 interface BulkItem {
   sourceId: string;
@@ -202,18 +186,42 @@ function itemsOf(deps: Deps, actor: Actor, payload: BulkPayload): BulkItem[] {
   }
 }
 
-function finalStatus(result: BulkResult): BulkResult['operation_status'] {
-  return result.failed_count === 0 ? 'SUCCESS' : 'FAILED';
+/**
+ * Applies one item in a savepoint of the slice's transaction. An item that breaks a business rule is
+ * undone alone and answered as its DomainError; a unique-index race (the same source_id created
+ * concurrently) runs the item again. Any other error ends the slice (its transaction rolls back).
+ */
+async function applyItem(tx: Tx, item: BulkItem): Promise<DomainError | null> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await inSavepoint(tx, () => item.apply(tx));
+      return null;
+    } catch (error) {
+      if (error instanceof DomainError) return error;
+      if (!isUniqueViolation(error) || attempt >= 3) throw error;
+    }
+  }
+}
+
+function withFailure(result: BulkResult, item: BulkItem, failure: DomainError): BulkResult {
+  const entry: BulkError = { key: failure.key, message: failure.message, details: failure.details ?? failure.message, source_id: item.sourceId };
+  return {
+    ...result,
+    failed_count: result.failed_count + 1,
+    errors: result.errors.length < MAX_ERRORS_LISTED ? [...result.errors, entry] : result.errors,
+    next_index: result.next_index + 1,
+  };
 }
 
 /**
- * Applies a bulk job's items from where an earlier attempt stopped. Each item commits with the job's
- * progress; an item that breaks a business rule is recorded as failed. Any other error (database gone)
- * ends the attempt, and the worker retries the job from the last committed item.
+ * Applies a bulk job's items from where an earlier attempt stopped, slice by slice; each slice commits
+ * with the job's progress through `checkpoint`. Any error other than a business rule (database gone, the
+ * claim lost) rolls the slice back and ends the attempt; the next one starts after the last committed slice.
  */
 export async function runBulkJob(
   deps: Deps,
   job: { id: string; projectId: string; requestId: string | null; payload: BulkPayload; result: unknown },
+  checkpoint: BulkCheckpoint,
 ): Promise<Omit<BulkResult, 'next_index'>> {
   const actor: Actor = { projectId: job.projectId, requestId: job.requestId ?? job.id, source: job.payload.source };
   const items = itemsOf(deps, actor, job.payload);
@@ -229,43 +237,22 @@ export async function runBulkJob(
   };
   const percent = (next: number) => Math.floor((next / Math.max(1, items.length)) * 99);
   while (result.next_index < items.length) {
-    const index = result.next_index;
-    const item = items[index];
-    if (!item) break;
-    const done: BulkResult = { ...result, done_count: result.done_count + 1, next_index: index + 1 };
-    let failure: DomainError | null = null;
-    // A unique-index race (the same source_id created concurrently) is settled by running the item again.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await inTransaction(deps, async (tx) => {
-          await item.apply(tx);
-          await recordJobProgress(tx, job.id, done, percent(index + 1), deps.clock.now().toISOString());
-        });
-        failure = null;
-        break;
-      } catch (error) {
-        if (error instanceof DomainError) {
-          failure = error;
-          break;
-        }
-        if (!isUniqueViolation(error) || attempt >= 3) throw error;
+    const start = result;
+    // A transaction that is run again (a conflict the database detected) starts over from `start`.
+    result = await inTransaction(deps, async (tx) => {
+      const slice = new Slice(SLICE_ITEMS);
+      let at = start;
+      for (let item = items[at.next_index]; item !== undefined; item = items[at.next_index]) {
+        const failure = await applyItem(tx, item);
+        at = failure ? withFailure(at, item, failure) : { ...at, done_count: at.done_count + 1, next_index: at.next_index + 1 };
+        if (slice.add()) break;
       }
-    }
-    if (failure === null) {
-      result = done;
-      continue;
-    }
-    const errorEntry: BulkError = { key: failure.key, message: failure.message, details: failure.details ?? failure.message, source_id: item.sourceId };
-    const failed: BulkResult = {
-      ...result,
-      failed_count: result.failed_count + 1,
-      errors: result.errors.length < MAX_ERRORS_LISTED ? [...result.errors, errorEntry] : result.errors,
-      next_index: index + 1,
-    };
-    await recordJobProgress(deps.db, job.id, failed, percent(index + 1), deps.clock.now().toISOString());
-    result = failed;
+      await checkpoint(tx, at, percent(at.next_index));
+      return at;
+    });
+    await yieldToRequests();
   }
   // `next_index` only serves a resumed attempt; the finished result is the vendor's shape.
   const { next_index: _next, ...finished } = result;
-  return { ...finished, operation_status: finalStatus(result) };
+  return { ...finished, operation_status: result.failed_count === 0 ? 'SUCCESS' : 'FAILED' };
 }

@@ -66,6 +66,17 @@ function productPatch(input: UpdateProductInput): Updateable<ProductsTable> {
   };
 }
 
+/** The members an update body sets, as sent (what a `product.updated` event records). */
+function productChanges(input: UpdateProductInput): ProductChangeRecord['changes'] {
+  return {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.price !== undefined ? { price: input.price } : {}),
+    ...(input.attributes !== undefined ? { attributes: input.attributes } : {}),
+    ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+    ...(input.image_url !== undefined ? { image_url: input.image_url } : {}),
+  };
+}
+
 function skuPatch(input: UpdateSkuInput): Updateable<SkusTable> {
   return {
     ...(input.sku !== undefined ? { sku: input.sku } : {}),
@@ -102,7 +113,10 @@ export async function upsertProduct(deps: Deps, actor: Actor, input: CreateProdu
           if (!(await store.updateLiveProduct(tx, actor.projectId, existing.id, patch))) {
             throw errors.notFound('product', id ?? existing.id);
           }
-          return recordProductChange(deps, actor, tx, existing.id, 'product.updated');
+          return recordProductUpdated(deps, actor, tx, {
+            product_id: existing.id,
+            changes: { ...productChanges(input), ...(renames ? { source_id: sourceId } : {}) },
+          });
         }
         await assertMetadata(tx, actor.projectId, 'product', input.metadata);
         const newId = deps.ids.next('prod');
@@ -119,18 +133,41 @@ export async function upsertProduct(deps: Deps, actor: Actor, input: CreateProdu
           updated_at: null,
           binned_at: null,
         });
-        return recordProductChange(deps, actor, tx, newId, 'product.created');
+        return recordProductCreated(deps, actor, tx, newId);
       }),
     () => errors.duplicate('product', 'source_id', sourceId ?? ''),
   );
 }
 
-async function recordProductChange(deps: Deps, actor: Actor, tx: Tx, id: string, type: string): Promise<ProductObject> {
-  const row = await store.findLiveProductById(tx, actor.projectId, id);
+/**
+ * What a `product.updated` event stores: the product's id and the members the update set, as sent. Not a
+ * copy of the product, whose metadata can be large: a bulk job updates many products, and a copy per
+ * update multiplied the log. Events written before this change hold the copy as `product`.
+ */
+export interface ProductChangeRecord {
+  product_id: string;
+  changes: UpdateProductInput & { source_id?: string | null };
+  /** `changes.metadata` holds only the members merged into the stored metadata (a metadata bulk job). */
+  metadata_merged?: true;
+}
+
+async function liveProductObject(tx: Tx, projectId: string, id: string): Promise<ProductObject> {
+  const row = await store.findLiveProductById(tx, projectId, id);
   if (!row) throw new Error(`product ${id} vanished inside its own transaction`);
-  const product = store.toProductObject(row);
-  await appendEvents(tx, [makeEvent(deps, actor, { type, entityId: id, data: { product } })]);
+  return store.toProductObject(row);
+}
+
+/** Appends `product.created` with a copy of the new product and answers the product. */
+export async function recordProductCreated(deps: Deps, actor: Actor, tx: Tx, id: string): Promise<ProductObject> {
+  const product = await liveProductObject(tx, actor.projectId, id);
+  await appendEvents(tx, [makeEvent(deps, actor, { type: 'product.created', entityId: id, data: { product } })]);
   return product;
+}
+
+/** Appends `product.updated` recording what changed and answers the product as it is now. */
+export async function recordProductUpdated(deps: Deps, actor: Actor, tx: Tx, record: ProductChangeRecord): Promise<ProductObject> {
+  await appendEvents(tx, [makeEvent(deps, actor, { type: 'product.updated', entityId: record.product_id, data: { ...record } })]);
+  return liveProductObject(tx, actor.projectId, record.product_id);
 }
 
 export async function getProduct(deps: Deps, projectId: string, idOrSourceId: string): Promise<ProductWithSkus> {
@@ -163,7 +200,7 @@ export async function updateProduct(deps: Deps, actor: Actor, idOrSourceId: stri
     if (input.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'product', input.metadata);
     const patch = { ...productPatch(input), updated_at: deps.clock.now().toISOString() };
     if (!(await store.updateLiveProduct(tx, actor.projectId, row.id, patch))) throw errors.notFound('product', idOrSourceId);
-    return recordProductChange(deps, actor, tx, row.id, 'product.updated');
+    return recordProductUpdated(deps, actor, tx, { product_id: row.id, changes: productChanges(input) });
   });
 }
 

@@ -16,7 +16,7 @@ import { queryInstant } from '../../domain/time/query-instant.ts';
 
 export type { CustomerObject } from '../../store/customers.ts';
 
-type CustomerEventType = 'customer.created' | 'customer.updated' | 'customer.deleted';
+type CustomerEventType = 'customer.created' | 'customer.deleted';
 
 // Customer lifecycle events double as activities: the activity lists read them back by customer_id.
 function customerEvent(deps: Deps, actor: Actor, type: CustomerEventType, customer: CustomerObject) {
@@ -27,6 +27,36 @@ function customerEvent(deps: Deps, actor: Actor, type: CustomerEventType, custom
     customerId: customer.id,
     entityId: customer.id,
     data: { customer },
+  });
+}
+
+/**
+ * What a `customer.updated` event stores: the customer's id and the members the update set, as sent. Not
+ * a copy of the customer: its metadata can be large, and a bulk job updates many customers, so a copy
+ * per update multiplied the log (15 GB of events in one 20-minute run). The activity lists show the
+ * customer as it is now (activities.ts); events written before this change hold the copy as `customer`
+ * and are shown as stored.
+ */
+export interface CustomerChangeRecord {
+  customer_id: string;
+  changes: CustomerFields;
+  /** `changes.metadata` holds only the members merged into the stored metadata (a metadata bulk job). */
+  metadata_merged?: true;
+}
+
+/** Whether a stored `customer.updated` event's data is a change record rather than an older full copy. */
+export function isCustomerChangeRecord(data: Record<string, unknown>): boolean {
+  return typeof data.customer_id === 'string' && typeof data.changes === 'object' && data.changes !== null && !('customer' in data);
+}
+
+function customerUpdatedEvent(deps: Deps, actor: Actor, record: CustomerChangeRecord) {
+  return makeEvent(deps, actor, {
+    type: 'customer.updated',
+    activityType: 'customer.updated',
+    activityCategory: 'ACTION',
+    customerId: record.customer_id,
+    entityId: record.customer_id,
+    data: { ...record },
   });
 }
 
@@ -43,7 +73,19 @@ async function reread(tx: Tx, projectId: string, id: string): Promise<CustomerRo
   return row;
 }
 
-async function applyUpdate(tx: Tx, deps: Deps, actor: Actor, row: CustomerRow, fields: CustomerFields): Promise<CustomerObject> {
+/**
+ * Writes `fields` to a live customer, records `customer.updated` and updates its segment memberships, in
+ * the caller's transaction. `merged` says the metadata in `fields` is the stored metadata with these
+ * members merged in; the event records only them.
+ */
+export async function applyCustomerUpdate(
+  tx: Tx,
+  deps: Deps,
+  actor: Actor,
+  row: CustomerRow,
+  fields: CustomerFields,
+  merged?: { metadata: Record<string, unknown> },
+): Promise<CustomerObject> {
   if (fields.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'customer', fields.metadata);
   const changed = await store.updateCustomer(tx, actor.projectId, row.id, {
     ...store.customerColumns(fields),
@@ -51,7 +93,10 @@ async function applyUpdate(tx: Tx, deps: Deps, actor: Actor, row: CustomerRow, f
   });
   if (!changed) throw errors.notFound('customer', row.id);
   const customer = await store.renderCustomer(tx, actor.projectId, await reread(tx, actor.projectId, row.id));
-  await appendEvents(tx, [customerEvent(deps, actor, 'customer.updated', customer)]);
+  const record: CustomerChangeRecord = merged
+    ? { customer_id: row.id, changes: { ...fields, metadata: merged.metadata }, metadata_merged: true }
+    : { customer_id: row.id, changes: fields };
+  await appendEvents(tx, [customerUpdatedEvent(deps, actor, record)]);
   await refreshCustomerSegments(tx, deps, actor, customer);
   return customer;
 }
@@ -141,15 +186,15 @@ export async function upsertCustomer(deps: Deps, actor: Actor, input: CustomerIn
       // The vendor ignores source_id when id is given, so it is neither matched nor written.
       const row = await store.findLiveCustomerById(tx, actor.projectId, input.id);
       if (!row) throw errors.notFound('customer', input.id);
-      return applyUpdate(tx, deps, actor, row, fields);
+      return applyCustomerUpdate(tx, deps, actor, row, fields);
     }
     const sourceId = input.source_id ?? null;
     if (sourceId !== null) {
       const existing = await store.findLiveCustomerBySourceId(tx, actor.projectId, sourceId);
-      if (existing) return applyUpdate(tx, deps, actor, existing, fields);
+      if (existing) return applyCustomerUpdate(tx, deps, actor, existing, fields);
     }
     const { row, created } = await insertOrFindWinner(tx, deps, actor, sourceId, fields);
-    return created ? store.renderCustomer(tx, actor.projectId, row) : applyUpdate(tx, deps, actor, row, fields);
+    return created ? store.renderCustomer(tx, actor.projectId, row) : applyCustomerUpdate(tx, deps, actor, row, fields);
   });
 }
 
@@ -184,7 +229,7 @@ export async function updateCustomer(deps: Deps, actor: Actor, customerId: strin
   return inTransaction(deps, async (tx) => {
     const row = await store.findLiveCustomer(tx, actor.projectId, customerId);
     if (!row) throw errors.notFound('customer', customerId);
-    return applyUpdate(tx, deps, actor, row, fields);
+    return applyCustomerUpdate(tx, deps, actor, row, fields);
   });
 }
 

@@ -1,6 +1,7 @@
 import { csvRecord } from '../../domain/exports/csv.ts';
 import { ExportFilterError, lowerExportFilter, parseExportFilter, type Predicate } from '../../domain/exports/filters.ts';
 import { EXPORT_OBJECTS, parseOrder, type ExportedObject } from '../../domain/exports/objects.ts';
+import { yieldToRequests } from '../../lib/slices.ts';
 import { appendEvents } from '../../store/events.ts';
 import type { ExportCursor } from '../../store/export-sources.ts';
 import { appendExportChunk, findExport, markExportDone, markExportFailed, markExportStarted, type ExportRow } from '../../store/exports.ts';
@@ -45,11 +46,6 @@ async function start(deps: Deps, actor: Actor, projectId: string, exportId: stri
     await appendEvents(tx, [makeEvent(deps, actor, { type: 'export.started', entityId: exportId, data: { export: renderExport(deps, started, { withUrl: false }) } })]);
     return started;
   });
-}
-
-/** Lets the event loop serve requests between batches; a SQLite query otherwise runs back to back with the next. */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 export async function runExport(deps: Deps, actor: Actor, projectId: string, exportId: string, hooks: RunHooks): Promise<RunOutcome> {
@@ -108,7 +104,8 @@ export async function runExport(deps: Deps, actor: Actor, projectId: string, exp
       await hooks.progress(seq);
     }
     if (end) break;
-    await yieldToEventLoop();
+    // Requests run between batches; on SQLite a query otherwise runs back to back with the next.
+    await yieldToRequests();
   }
 
   const finished = await inTransaction(deps, async (tx) => {

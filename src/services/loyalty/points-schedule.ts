@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { afterPointsChange } from './after-points-change.ts';
 import { localDate } from '../../domain/validity/validity.ts';
 import { newRequestId } from '../../lib/ids.ts';
+import { Pacer } from '../../lib/slices.ts';
 import { cardsWithDueBuckets, duePendingPoints, findPendingPoints, lockCards } from '../../store/loyalty.ts';
 import { listProjects } from '../../store/projects.ts';
 import { inTransaction, internalActor, type Deps } from '../context.ts';
@@ -30,6 +31,7 @@ export interface ScheduleResult {
 export async function runLoyaltySchedule(deps: Deps, log?: FastifyBaseLogger): Promise<ScheduleResult> {
   const result: ScheduleResult = { activated: 0, expiredCards: 0, expiredPoints: 0, failures: 0 };
   const requestId = newRequestId();
+  const pacer = new Pacer();
   for (const project of await listProjects(deps.db)) {
     const now = deps.clock.now();
     const day: ProjectDay = { timeZone: project.timezone, now, today: localDate(now, project.timezone) };
@@ -55,6 +57,7 @@ export async function runLoyaltySchedule(deps: Deps, log?: FastifyBaseLogger): P
           result.failures++;
           log?.error({ err: error, pending_points_id: entry.id }, 'pending points activation failed');
         }
+        await pacer.between();
       }
     }
 
@@ -80,6 +83,7 @@ export async function runLoyaltySchedule(deps: Deps, log?: FastifyBaseLogger): P
           result.failures++;
           log?.error({ err: error, voucher_id: voucherId }, 'points expiry failed');
         }
+        await pacer.between();
       }
     }
   }

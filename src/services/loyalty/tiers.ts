@@ -14,6 +14,7 @@ import {
 } from '../../domain/loyalty/tiers.ts';
 import { startOfLocalDay } from '../../domain/time/local-day.ts';
 import type { CreateTierInput, ListTiersInput, PageInput } from '../../http/schemas/loyalty-tiers.ts';
+import { Pacer, yieldToRequests } from '../../lib/slices.ts';
 import { findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import * as rulesStore from '../../store/earning-rules.ts';
@@ -438,6 +439,7 @@ export async function recalculateProgramTiers(deps: Deps, actor: Actor, campaign
     done += ids.length;
     after = ids[ids.length - 1] as string;
     if (onBatch) await onBatch();
+    await yieldToRequests();
   }
 }
 
@@ -454,6 +456,7 @@ export async function refreshDueTiers(deps: Deps, requestId: string, projectDays
   const run: DueTierRun = { refreshed: 0, failures: 0 };
   if (projectDays.size === 0) return run;
   const latest = [...projectDays.values()].sort().at(-1) as string;
+  const pacer = new Pacer();
   let after: store.DueMembership | null = null;
   for (;;) {
     const due = await store.dueMemberships(deps.db, latest, after, BATCH);
@@ -473,6 +476,7 @@ export async function refreshDueTiers(deps: Deps, requestId: string, projectDays
         run.failures++;
         onError?.(error, item);
       }
+      await pacer.between();
     }
   }
 }

@@ -2,6 +2,7 @@ import { domainError, errors } from '../../domain/errors.ts';
 import { FilterError, filterToJson, parseFilter, type ParsedFilter } from '../../domain/filters/filter.ts';
 import { customerFilterFields } from '../../domain/segments/customer-filter.ts';
 import type { CreateSegmentInput, ListSegmentsInput, SegmentObjectOut } from '../../http/schemas/segments.ts';
+import { yieldToRequests } from '../../lib/slices.ts';
 import { findLiveCustomer, renderCustomers } from '../../store/customers.ts';
 import type { CustomerRow } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';
@@ -213,5 +214,6 @@ export async function continueSegmentSync(
     if (step.next === null) return { entered, status: 'DONE' };
     after = step.next;
     await progress(entered);
+    await yieldToRequests();
   }
 }

@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { ImportVoucherInput } from '../../http/schemas/vouchers.ts';
 import { businessError, errors } from '../../domain/errors.ts';
+import { yieldToRequests } from '../../lib/slices.ts';
 import { addToVouchersCount, findCampaignInAnyState, type CampaignRow } from '../../store/campaigns.ts';
 import { findCategory, findCategoryByName } from '../../store/categories.ts';
 import type { Executor, Tx } from '../../store/db.ts';
@@ -194,6 +195,7 @@ export async function runImport(deps: Deps, actor: Actor, jobId: string, payload
       return { message: `Stopped after ${progress.done_count} voucher(s): the campaign was deleted.`, failed: progress.failed, done_count: progress.done_count, failed_count: progress.failed_count };
     }
     progress = next;
+    await yieldToRequests();
   }
   return {
     message: `${progress.done_count} voucher(s) imported successfully, ${progress.failed_count} failed.`,

@@ -1,0 +1,21 @@
+import { sql } from 'kysely';
+import type { Tx } from './db.ts';
+
+/**
+ * Runs `fn` inside a savepoint of `tx`. When `fn` throws, what it wrote is undone, the transaction stays
+ * usable for the caller's next step (on PostgreSQL a failed statement would otherwise abort the whole
+ * transaction), and the error is rethrown. The same SQL serves both dialects.
+ */
+export async function inSavepoint<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {
+  await sql`savepoint step`.execute(tx);
+  let value: T;
+  try {
+    value = await fn();
+  } catch (error) {
+    await sql`rollback to savepoint step`.execute(tx);
+    await sql`release savepoint step`.execute(tx);
+    throw error;
+  }
+  await sql`release savepoint step`.execute(tx);
+  return value;
+}
