@@ -13,12 +13,34 @@
 export const SLICE_MS = 5;
 
 /**
- * Resolves in the next pass of the event loop, after its I/O: connections are accepted, arrived requests
- * are read and answered, and the API requests waiting for their turn on SQLite (src/http/plugins/turns.ts)
- * take it, all before the caller continues.
+ * Passes of the event loop a job waits at most for the API requests queued for their turn, so that a
+ * steady stream of requests slows a job down but cannot stop it.
  */
-export function yieldToRequests(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+const MAX_PASSES_FOR_REQUESTS = 16;
+
+/** API requests waiting for their turn on SQLite; src/http/plugins/turns.ts keeps the count. */
+let requestsWaiting = 0;
+
+export const requestsWaitingForTurn = {
+  add(): void {
+    requestsWaiting++;
+  },
+  remove(): void {
+    requestsWaiting--;
+  },
+};
+
+const nextPass = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Resolves in a later pass of the event loop, after its I/O: connections are accepted and arrived
+ * requests are read and answered. The API requests waiting for their turn on SQLite take one turn per
+ * pass (src/http/plugins/turns.ts); the caller waits until they have all had it (at most
+ * MAX_PASSES_FOR_REQUESTS passes), so requests queued during a slice run before the next slice.
+ */
+export async function yieldToRequests(): Promise<void> {
+  await nextPass();
+  for (let passes = 1; requestsWaiting > 0 && passes < MAX_PASSES_FOR_REQUESTS; passes++) await nextPass();
 }
 
 /** One slice of work: full after `maxItems` items or `maxMs` milliseconds, whichever comes first. */
@@ -54,7 +76,7 @@ export class Pacer {
   }
 
   async between(): Promise<void> {
-    if (performance.now() - this.#since < this.#maxMs) return;
+    if (performance.now() - this.#since < this.#maxMs && requestsWaiting === 0) return;
     await yieldToRequests();
     this.#since = performance.now();
   }

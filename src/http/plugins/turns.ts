@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { requestsWaitingForTurn } from '../../lib/slices.ts';
 
 // On SQLite a request's database work is synchronous: once its handler starts, it runs to the end
 // without giving the event loop back. Node reads every socket that is ready in one pass of the loop and
@@ -11,6 +12,8 @@ import type { FastifyInstance } from 'fastify';
 // loop (each grant schedules the next with setImmediate, which always lands in the next
 // pass). Between two turns Node accepts a connection and reads whatever arrived. Throughput is the same,
 // because the work was serial anyway; the order becomes first come, first served across connections.
+// Background jobs in this process let the waiting requests have their turns before their next slice
+// (src/lib/slices.ts), so the count of waiting requests is kept there.
 
 export class Turns {
   readonly #waiting: Array<() => void> = [];
@@ -19,7 +22,11 @@ export class Turns {
   /** Resolves when it is this caller's turn: one caller per pass of the event loop, in arrival order. */
   next(): Promise<void> {
     return new Promise((resolve) => {
-      this.#waiting.push(resolve);
+      requestsWaitingForTurn.add();
+      this.#waiting.push(() => {
+        requestsWaitingForTurn.remove();
+        resolve();
+      });
       this.#schedule();
     });
   }
