@@ -289,6 +289,11 @@ export async function findLiveCustomerBySourceId(db: Executor, projectId: string
   return liveCustomerBySourceId.first(db, { projectId, sourceId });
 }
 
+export async function findLiveCustomersByIds(db: Executor, projectId: string, ids: readonly string[]): Promise<CustomerRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('customers').selectAll().where('project_id', '=', projectId).where('id', 'in', [...new Set(ids)]).where('deleted_at', 'is', null).execute();
+}
+
 /** A path's `customerId` is an id or a source_id; an id wins when a value could be both. */
 export async function findLiveCustomer(db: Executor, projectId: string, idOrSourceId: string): Promise<CustomerRow | undefined> {
   return (await findLiveCustomerById(db, projectId, idOrSourceId)) ?? (await findLiveCustomerBySourceId(db, projectId, idOrSourceId));

@@ -85,7 +85,10 @@ export async function listMemberCards(db: Executor, q: MemberListQuery): Promise
 export interface CardEvent {
   seq: number;
   id: string;
+  /** The activity type (`customer.redemption.succeeded`, …). */
   type: string;
+  /** The event type (`redemption.succeeded`, …). */
+  eventType: string;
   data: Record<string, unknown>;
   source: EventSource;
   groupId: string;
@@ -126,7 +129,7 @@ export async function listCardActivity(db: Executor, q: CardActivityQuery): Prom
     .where('voucher_code', '=', q.voucherCode)
     .where('activity_type', 'is not', null)
     .where('created_at', '>=', q.since);
-  let page = base.select(['seq', 'id', 'activity_type', 'data', 'source', 'group_id', 'created_at']);
+  let page = base.select(['seq', 'id', 'type', 'activity_type', 'data', 'source', 'group_id', 'created_at']);
   if (q.after) {
     const cursor = q.after;
     page = page.where(sql<SqlBool>`(created_at, seq) ${sql.raw(q.descending ? '<' : '>')} (${cursor.createdAt}, ${cursor.seq})`);
@@ -143,6 +146,7 @@ export async function listCardActivity(db: Executor, q: CardActivityQuery): Prom
       seq: Number(r.seq),
       id: r.id,
       type: r.activity_type ?? '',
+      eventType: r.type,
       data: fromJson(r.data, {}),
       source: fromJson<EventSource>(r.source, { channel: 'INTERNAL' }),
       groupId: r.group_id,

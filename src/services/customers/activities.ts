@@ -1,6 +1,6 @@
 import type { ListActivitiesInput, ListActivityInput } from '../../http/schemas/customers.ts';
 import { errors } from '../../domain/errors.ts';
-import { findLiveCustomer, renderCustomer, type CustomerObject, type CustomerRow } from '../../store/customers.ts';
+import { findLiveCustomer } from '../../store/customers.ts';
 import {
   ACTIVITY_WINDOW,
   countActivitiesInRange,
@@ -13,7 +13,7 @@ import {
 } from '../../store/events.ts';
 import type { Actor, Deps } from '../context.ts';
 import { queryInstant } from '../../domain/time/query-instant.ts';
-import { isCustomerChangeRecord } from './customers.ts';
+import { expandEventData } from '../events/expand.ts';
 
 // Both activity lists (DECISIONS 6) are queries over the event log: events that carry an activity type
 // and the customer's id. The seed's `/activities` answers a total; the vendor's newer `/activity` answers
@@ -27,30 +27,17 @@ export interface CustomerActivity {
   group_id: string;
 }
 
-/**
- * The activities of one page. A `customer.updated` event records what changed, not the customer
- * (customers.ts, CustomerChangeRecord); its activity carries the customer as the vendor's does, as it is
- * now, rendered once per page. Older events that hold a copy of the customer are shown as stored.
- */
-async function toActivities(deps: Deps, actor: Actor, customer: CustomerRow, events: readonly StoredEvent[]): Promise<CustomerActivity[]> {
-  let current: CustomerObject | null = null;
-  const activities: CustomerActivity[] = [];
-  for (const event of events) {
-    let data = event.data;
-    if (event.type === 'customer.updated' && isCustomerChangeRecord(data)) {
-      current ??= await renderCustomer(deps.db, actor.projectId, customer);
-      data = { customer: current };
-    }
-    activities.push({
-      id: event.id,
-      // The query selects activity events only, so the type is always present.
-      type: event.activityType ?? event.type,
-      data: { data, event_source: event.source },
-      created_at: event.createdAt,
-      group_id: event.groupId,
-    });
-  }
-  return activities;
+/** The activities of one page, their payloads expanded (src/services/events/expand.ts). */
+async function toActivities(deps: Deps, actor: Actor, events: readonly StoredEvent[]): Promise<CustomerActivity[]> {
+  const payloads = await expandEventData(deps.db, actor.projectId, events);
+  return events.map((event, i) => ({
+    id: event.id,
+    // The query selects activity events only, so the type is always present.
+    type: event.activityType ?? event.type,
+    data: { data: payloads[i] ?? event.data, event_source: event.source },
+    created_at: event.createdAt,
+    group_id: event.groupId,
+  }));
 }
 
 type OrderName = NonNullable<ListActivitiesInput['order']>;
@@ -82,7 +69,7 @@ interface CommonFilters {
 }
 
 /** The customer (404 when unknown to this project) and the query shared by both lists. */
-async function buildQuery(deps: Deps, actor: Actor, customerId: string, input: CommonFilters): Promise<{ customer: CustomerRow; query: ActivityQuery }> {
+async function buildQuery(deps: Deps, actor: Actor, customerId: string, input: CommonFilters): Promise<ActivityQuery> {
   const customer = await findLiveCustomer(deps.db, actor.projectId, customerId);
   if (!customer) throw errors.notFound('customer', customerId);
   const order = input.order ?? '-created_at';
@@ -105,7 +92,7 @@ async function buildQuery(deps: Deps, actor: Actor, customerId: string, input: C
     }
     query.startingAfterEvent = cursor;
   }
-  return { customer, query };
+  return query;
 }
 
 /**
@@ -132,12 +119,12 @@ export interface ActivitiesList {
 
 /** `GET /v1/customers/{customerId}/activities` (seed 4.6). */
 export async function listActivities(deps: Deps, actor: Actor, customerId: string, input: ListActivitiesInput): Promise<ActivitiesList> {
-  const { customer, query } = await buildQuery(deps, actor, customerId, input);
+  const query = await buildQuery(deps, actor, customerId, input);
   if (input.starting_after !== undefined) query.startingAfter = queryInstant(input.starting_after);
   if (input.product_id !== undefined) query.productId = input.product_id;
   await assertWithinWindow(deps, query);
   const result = await listCustomerActivities(deps.db, query, { withTotal: true });
-  return { object: 'list', data_ref: 'data', data: await toActivities(deps, actor, customer, result.events), total: result.total ?? 0 };
+  return { object: 'list', data_ref: 'data', data: await toActivities(deps, actor, result.events), total: result.total ?? 0 };
 }
 
 export interface ActivityList {
@@ -150,12 +137,12 @@ export interface ActivityList {
 
 /** `GET /v1/customers/{customerId}/activity` (platform reference 3.6): no total, an id cursor instead. */
 export async function listActivity(deps: Deps, actor: Actor, customerId: string, input: ListActivityInput): Promise<ActivityList> {
-  const { customer, query } = await buildQuery(deps, actor, customerId, input);
+  const query = await buildQuery(deps, actor, customerId, input);
   if (input.type !== undefined) query.type = input.type;
   if (input.category !== undefined) query.category = input.category;
   await assertWithinWindow(deps, query);
   const result = await listCustomerActivities(deps.db, query, { withTotal: false });
-  const data = await toActivities(deps, actor, customer, result.events);
+  const data = await toActivities(deps, actor, result.events);
   const last = data[data.length - 1];
   return {
     object: 'list',

@@ -3,6 +3,7 @@ import type { MemberActivitiesInput, MemberActivityInput, PageInput } from '../.
 import { errors } from '../../domain/errors.ts';
 import { findCardEvent, listCardActivity, listProgramTransactions, listUsableBuckets, type CardEvent } from '../../store/loyalty.ts';
 import type { Actor, Deps } from '../context.ts';
+import { expandEventData } from '../events/expand.ts';
 import { listTransactionsOfCard, toTransactionObject, type TransactionList } from '../vouchers/transactions.ts';
 import { loyaltyCard, loyaltyProgram, projectDay } from './cards.ts';
 
@@ -68,8 +69,10 @@ export async function pointsExpiration(deps: Deps, actor: Actor, campaignId: str
   return { object: 'list' as const, data_ref: 'data' as const, data, total };
 }
 
-function activityData(event: CardEvent): Record<string, unknown> {
-  return { ...event.data, event_source: event.source };
+/** The activities' data: payloads expanded (src/services/events/expand.ts), with the event source. */
+async function activityData(deps: Deps, actor: Actor, events: readonly CardEvent[]): Promise<Array<Record<string, unknown>>> {
+  const payloads = await expandEventData(deps.db, actor.projectId, events.map((e) => ({ type: e.eventType, data: e.data })));
+  return events.map((event, i) => ({ ...(payloads[i] ?? event.data), event_source: event.source }));
 }
 
 export interface MemberActivityList {
@@ -99,7 +102,8 @@ export async function memberActivity(deps: Deps, actor: Actor, campaignId: strin
     ...(after ? { after } : {}),
     withTotal: false,
   });
-  const data = events.map((e) => ({ id: e.id, type: e.type, data: activityData(e), created_at: e.createdAt, group_id: e.groupId }));
+  const payloads = await activityData(deps, actor, events);
+  const data = events.map((e, i) => ({ id: e.id, type: e.type, data: payloads[i] ?? {}, created_at: e.createdAt, group_id: e.groupId }));
   const last = data.at(-1);
   return { object: 'list', data_ref: 'data', data, has_more: hasMore, ...(hasMore && last ? { more_starting_after: last.id } : {}) };
 }
@@ -126,10 +130,11 @@ export async function memberActivities(deps: Deps, actor: Actor, campaignId: str
     offset: ((query.page ?? 1) - 1) * limit,
     withTotal: true,
   });
+  const payloads = await activityData(deps, actor, events);
   return {
     object: 'list',
     data_ref: 'activities',
-    activities: events.map((e) => ({ id: e.id, type: e.type, object: 'event', data: activityData(e), created_at: e.createdAt, group_id: e.groupId })),
+    activities: events.map((e, i) => ({ id: e.id, type: e.type, object: 'event', data: payloads[i] ?? {}, created_at: e.createdAt, group_id: e.groupId })),
     total: total ?? 0,
   };
 }

@@ -1,4 +1,3 @@
-import { findLiveCustomerById, toCustomerObject } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
 import type { Actor, Deps } from '../context.ts';
@@ -16,9 +15,7 @@ import type { OrderObject } from './order-object.ts';
  * their points (joining the customer to auto-join programs), naming that event in their accruals.
  */
 export async function onOrderPaid(tx: Tx, deps: Deps, actor: Actor, order: OrderObject): Promise<void> {
-  const customerRow = order.customer_id === null ? undefined : await findLiveCustomerById(tx, actor.projectId, order.customer_id);
-  const customer = customerRow ? toCustomerObject(customerRow) : null;
-  const paid = orderEvent(deps, actor, 'paid', order, customer);
+  const paid = orderEvent(deps, actor, 'paid', order);
   await appendEvents(tx, [paid]);
   await earnPointsForOrder(tx, deps, actor, order, { id: paid.id, type: 'customer.order.paid' });
 }

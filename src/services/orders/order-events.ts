@@ -1,15 +1,15 @@
 import { lineProductIds } from '../../domain/orders/order-math.ts';
 import type { OrderEventKind } from '../../domain/orders/order-status.ts';
-import type { CustomerObject } from '../../store/customers.ts';
 import type { NewEvent } from '../../store/events.ts';
 import { makeEvent, type Actor, type Deps } from '../context.ts';
 import type { OrderObject } from './order-object.ts';
 
 /**
  * `order.<kind>`, which is also the customer's `customer.order.<kind>` activity. The product ids let the
- * activity list filter by product; the customer is the one after this change (summary included).
+ * activity list filter by product. The order is copied as it is now; the customer only named (readers
+ * show them as they are when read: src/services/events/expand.ts).
  */
-export function orderEvent(deps: Deps, actor: Actor, kind: OrderEventKind, order: OrderObject, customer: CustomerObject | null): NewEvent {
+export function orderEvent(deps: Deps, actor: Actor, kind: OrderEventKind, order: OrderObject): NewEvent {
   return makeEvent(deps, actor, {
     type: `order.${kind}`,
     activityType: `customer.order.${kind}`,
@@ -17,6 +17,6 @@ export function orderEvent(deps: Deps, actor: Actor, kind: OrderEventKind, order
     customerId: order.customer_id,
     productIds: lineProductIds(order.items),
     entityId: order.id,
-    data: { customer, order },
+    data: { order, customer_id: order.customer_id },
   });
 }

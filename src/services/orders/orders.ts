@@ -4,7 +4,7 @@ import { orderTotals, type OrderLine } from '../../domain/orders/order-math.ts';
 import { statusEvents, summaryChanges, type OrderStatus } from '../../domain/orders/order-status.ts';
 import type { CreateOrderInput, ListOrdersInput, UpdateOrderInput } from '../../http/schemas/orders.ts';
 import type { CustomerInput } from '../../http/schemas/customers.ts';
-import { type CustomerObject, findLiveCustomerById, renderCustomers } from '../../store/customers.ts';
+import { findLiveCustomerById } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
 import { toJson } from '../../store/json.ts';
@@ -12,7 +12,7 @@ import * as store from '../../store/orders.ts';
 import type { OrderRow } from '../../store/orders.ts';
 import type { OrdersTable } from '../../store/schema.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
-import { inTransaction, type Actor, type Deps } from '../context.ts';
+import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { resolveCustomer } from '../customers/customers.ts';
 import { assertMetadata, metadataCheck } from '../metadata-schemas/metadata-schemas.ts';
 import { onOrderPaid } from './on-order-paid.ts';
@@ -30,6 +30,13 @@ type OrderFields = UpdateOrderInput;
 export interface WriteOptions {
   /** Calculated lines to store instead of resolving `items` against the catalog (redemption engine). */
   lines?: OrderLine[];
+  /**
+   * `POST /v1/orders/import`: a historical order. As the vendor documents it, importing triggers nothing:
+   * no earning rules and no order activities or webhooks; the change is recorded as one `order.imported`
+   * event (no activity, no webhook kind). Customer order counters still count it, and a PAID order is
+   * marked paid, so a later update does not take it for a new payment.
+   */
+  imported?: boolean;
 }
 
 /**
@@ -140,7 +147,7 @@ async function reread(tx: Tx, projectId: string, id: string): Promise<OrderRow> 
  * What follows every write of an order, in its transaction: the customer order counters, the first-
  * payment hook and the events. `before` is the order as it was (held locked), null for a new one.
  */
-async function afterWrite(tx: Tx, deps: Deps, actor: Actor, before: OrderRow | null, after: OrderRow): Promise<OrderObject> {
+async function afterWrite(tx: Tx, deps: Deps, actor: Actor, before: OrderRow | null, after: OrderRow, options: WriteOptions = {}): Promise<OrderObject> {
   const facts = (row: OrderRow) => ({ customer_id: row.customer_id, status: row.status, total_amount: Number(row.total_amount) });
   const changes = summaryChanges(before ? facts(before) : null, facts(after));
   await store.lockCustomers(tx, actor.projectId, changes.map((c) => c.customerId));
@@ -152,12 +159,14 @@ async function afterWrite(tx: Tx, deps: Deps, actor: Actor, before: OrderRow | n
   const firstPayment = paidCandidate && (await store.markOrderPaid(tx, actor.projectId, after.id, deps.clock.now().toISOString()));
 
   const order = toOrderObject(after);
-  const customerRow = after.customer_id === null ? undefined : await findLiveCustomerById(tx, actor.projectId, after.customer_id);
-  // The full object, with the loyalty and referral figures read from their tables, as events carry it.
-  const customer: CustomerObject | null = customerRow ? ((await renderCustomers(tx, actor.projectId, [customerRow]))[0] ?? null) : null;
-  await appendEvents(tx, [orderEvent(deps, actor, before ? 'updated' : 'created', order, customer)]);
+  if (options.imported) {
+    const event = makeEvent(deps, actor, { type: 'order.imported', customerId: order.customer_id, entityId: order.id, data: { order, customer_id: order.customer_id } });
+    await appendEvents(tx, [event]);
+    return order;
+  }
+  await appendEvents(tx, [orderEvent(deps, actor, before ? 'updated' : 'created', order)]);
   if (firstPayment) await onOrderPaid(tx, deps, actor, order);
-  await appendEvents(tx, others.map((kind) => orderEvent(deps, actor, kind, order, customer)));
+  await appendEvents(tx, others.map((kind) => orderEvent(deps, actor, kind, order)));
   return order;
 }
 
@@ -171,7 +180,7 @@ async function applyUpdate(tx: Tx, deps: Deps, actor: Actor, existing: OrderRow,
     if (isUniqueViolation(error)) throw errors.duplicate('order', 'source_id', state.source_id ?? '');
     throw error;
   }
-  return afterWrite(tx, deps, actor, existing, await reread(tx, actor.projectId, existing.id));
+  return afterWrite(tx, deps, actor, existing, await reread(tx, actor.projectId, existing.id), options);
 }
 
 /**
@@ -209,7 +218,7 @@ export async function upsertOrderIn(tx: Tx, deps: Deps, actor: Actor, input: Cre
     if (!winner) throw new Error(`order with source_id ${String(sourceId)} neither inserted nor found`);
     return applyUpdate(tx, deps, actor, winner, fields, options);
   }
-  return afterWrite(tx, deps, actor, null, await reread(tx, actor.projectId, id));
+  return afterWrite(tx, deps, actor, null, await reread(tx, actor.projectId, id), options);
 }
 
 /** `POST /v1/orders` (DECISIONS 13: a new order is CREATED unless the body says otherwise). */

@@ -220,14 +220,8 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
         campaign,
         voucherCode: c.resolved.kind === 'voucher' ? c.resolved.voucher.code : null,
         entityId: record.id,
-        data: {
-          redemption: record,
-          customer: facts.customer.simple,
-          order: record.order,
-          ...(record.voucher ? { voucher: record.voucher } : {}),
-          ...(record.promotion_tier ? { promotion_tier: record.promotion_tier } : {}),
-          campaign: campaign ? { id: campaign.id, name: campaign.name, campaign_type: campaign.type, object: 'campaign' } : null,
-        },
+        // A reference to the record, expanded by readers (src/services/events/expand.ts).
+        data: { redemption_id: record.id, campaign: campaign ? { id: campaign.id, name: campaign.name, campaign_type: campaign.type, object: 'campaign' } : null },
       }),
     );
   }
@@ -267,7 +261,7 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
         type: 'redemption.succeeded',
         customerId: facts.customer.id,
         entityId: parentId,
-        data: { redemption: parent, customer: facts.customer.simple, order: parent.order, redemptions: records.map((r) => r.id) },
+        data: { redemption_id: parentId, redemptions: records.map((r) => r.id) },
       }),
     );
   }

@@ -21,6 +21,7 @@ import {
   type DeliveryRow,
 } from '../../store/webhooks.ts';
 import { inTransaction, type Deps } from '../context.ts';
+import { expandEventData } from '../events/expand.ts';
 import { guardedTransport, TargetNotAllowedError, type Resolver, type WebhookTransport } from './transport.ts';
 
 // The sender: claims due deliveries, POSTs the signed envelope to the webhook's target, and records the
@@ -63,13 +64,14 @@ export interface WebhookEnvelope {
   };
 }
 
-export function buildEnvelope(delivery: DeliveryRow, event: Selectable<EventsTable>, targetUrl: string): WebhookEnvelope {
+/** `data` is the event's payload as readers see it (expanded: src/services/events/expand.ts). */
+export function buildEnvelope(delivery: DeliveryRow, event: Selectable<EventsTable>, data: Record<string, unknown>, targetUrl: string): WebhookEnvelope {
   return {
     id: delivery.id,
     project_id: delivery.project_id,
     created_at: delivery.created_at,
     type: delivery.event_type,
-    data: fromJson<Record<string, unknown>>(event.data, {}),
+    data,
     source: { id: delivery.webhook_id, object: 'webhook', target_url: targetUrl },
     event: {
       id: event.id,
@@ -137,11 +139,27 @@ export class WebhookSender {
       deps.db,
       claimed.map((d) => ({ projectId: d.project_id, eventId: d.event_id })),
     );
-    await Promise.all(claimed.map((delivery) => this.#attempt(delivery, events.get(delivery.event_id))));
+    const payloads = await this.#payloads([...events.values()]);
+    await Promise.all(claimed.map((delivery) => this.#attempt(delivery, events.get(delivery.event_id), payloads.get(delivery.event_id))));
     return claimed.length;
   }
 
-  async #attempt(delivery: DeliveryRow, event: Selectable<EventsTable> | undefined): Promise<void> {
+  /** The events' payloads as receivers get them, references expanded, one round of queries per project. */
+  async #payloads(events: ReadonlyArray<Selectable<EventsTable>>): Promise<Map<string, Record<string, unknown>>> {
+    const out = new Map<string, Record<string, unknown>>();
+    for (const projectId of new Set(events.map((e) => e.project_id))) {
+      const ofProject = events.filter((e) => e.project_id === projectId);
+      const expanded = await expandEventData(
+        this.#deps.db,
+        projectId,
+        ofProject.map((e) => ({ type: e.type, data: fromJson<Record<string, unknown>>(e.data, {}) })),
+      );
+      ofProject.forEach((event, i) => out.set(event.id, expanded[i] ?? {}));
+    }
+    return out;
+  }
+
+  async #attempt(delivery: DeliveryRow, event: Selectable<EventsTable> | undefined, data: Record<string, unknown> | undefined): Promise<void> {
     const deps = this.#deps;
     const webhook = await findWebhookAnyState(deps.db, delivery.project_id, delivery.webhook_id);
     const project = await findProject(deps.db, delivery.project_id);
@@ -152,7 +170,7 @@ export class WebhookSender {
       await this.#cancel(delivery, reason ?? 'unavailable');
       return;
     }
-    const body = JSON.stringify(buildEnvelope(delivery, event, webhook.target_url));
+    const body = JSON.stringify(buildEnvelope(delivery, event, data ?? {}, webhook.target_url));
     const unix = Math.floor(deps.clock.now().getTime() / 1000);
     const headers = {
       'content-type': 'application/json',
