@@ -1,3 +1,4 @@
+import type { BulkJobLatency } from './job-latency.ts';
 import type { JobResult } from './jobs.ts';
 import type { LoadResult } from './load.ts';
 
@@ -13,7 +14,7 @@ export interface ScenarioRow {
   ratio: number | null;
 }
 
-export interface JobRow extends JobResult {
+export interface JobRow extends JobResult, Partial<Pick<BulkJobLatency, 'health' | 'redeem' | 'events'>> {
   db: 'sqlite' | 'postgres';
 }
 
@@ -85,6 +86,17 @@ export function checkTargets(rows: ScenarioRow[], jobs: JobRow[]): TargetCheck[]
         target: `1M-row export ≤ 30 s at ≤ 250 MB (${db})`,
         measured: `${exported.seconds.toFixed(1)} s for ${exported.rows} rows (${perMillion.toFixed(1)} s per 1M), ${(exported.peakRss / MB).toFixed(0)} MB`,
         holds: perMillion <= 30 && exported.peakRss <= 250 * MB,
+      });
+    }
+  }
+  for (const db of ['sqlite', 'postgres'] as const) {
+    const bulk = jobs.find((j) => j.db === db && j.health !== undefined);
+    for (const [probe, stats] of [['GET /health', bulk?.health], ['redemption', bulk?.redeem]] as const) {
+      if (!bulk || !stats) continue;
+      checks.push({
+        target: `${probe} p99 ≤ 100 ms while a ${bulk.rows}-item bulk job runs in the server (${db})`,
+        measured: `${stats.p99.toFixed(1)} ms (max ${stats.max.toFixed(0)} ms, ${stats.count} requests, ${stats.failures} failed)`,
+        holds: stats.p99 <= 100 && stats.failures === 0,
       });
     }
   }

@@ -6,6 +6,7 @@ import { ServerProcess } from '../scripts/lib/server-process.ts';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../scripts/lib/throwaway-database.ts';
 import { openPostgresBulk, openSqliteBulk, type Bulk, type Row } from './bulk.ts';
 import { benchOrder, COUPON_CAMPAIGN, createFixtures, type Fixtures } from './fixtures.ts';
+import { bulkMetadataJobLatency } from './job-latency.ts';
 import { exportRedemptionsJob, generateCodesJob } from './jobs.ts';
 import { runLoad } from './load.ts';
 import { checkTargets, formatTable, formatTargets, type JobRow, type ScenarioRow } from './report.ts';
@@ -18,9 +19,10 @@ import { checkInvariants, seedBulk, TEMPLATE_CUSTOMER, type Scale, type SeedRepo
 //
 //   --quick                 small data and short runs (development, small machines)
 //   --db sqlite|postgres|all
-//   --scale k=v,…           vouchers, customers, redemptions, members, codes (timed job), seconds
-//                           (per scenario), warmup (seconds), connections
-//   --only a,b              only these scenarios and/or jobs (codes, export); seeding always runs
+//   --scale k=v,…           vouchers, customers, redemptions, members, codes (timed job), bulk (items
+//                           of the bulk job, at most the customers), seconds (per scenario), warmup
+//                           (seconds), connections
+//   --only a,b              only these scenarios and/or jobs (codes, export, bulk); seeding always runs
 //   --no-scale-out          skip the two-process PostgreSQL runs
 //   --keep                  keep the databases (their URLs are printed)
 //   --profile               scenario servers write CPU profiles to bench/results/profiles
@@ -31,6 +33,8 @@ interface Options {
   dbs: Array<'sqlite' | 'postgres'>;
   scale: Scale;
   codes: number;
+  /** Items of the bulk metadata job (bench/job-latency.ts). */
+  bulk: number;
   seconds: number;
   warmup: number;
   connections: number;
@@ -41,9 +45,9 @@ interface Options {
   nodeFlags: string[];
 }
 
-const FULL = { vouchers: 1_000_000, customers: 100_000, redemptions: 1_000_000, members: 1_000, codes: 1_000_000, seconds: 20, warmup: 3 };
-const QUICK = { vouchers: 60_000, customers: 10_000, redemptions: 30_000, members: 100, codes: 100_000, seconds: 5, warmup: 1 };
-const JOBS = ['codes', 'export'];
+const FULL = { vouchers: 1_000_000, customers: 100_000, redemptions: 1_000_000, members: 1_000, codes: 1_000_000, bulk: 100_000, seconds: 20, warmup: 3 };
+const QUICK = { vouchers: 60_000, customers: 10_000, redemptions: 30_000, members: 100, codes: 100_000, bulk: 10_000, seconds: 5, warmup: 1 };
+const JOBS = ['codes', 'export', 'bulk'];
 
 function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(name);
@@ -71,6 +75,7 @@ function parseOptions(argv: string[]): Options {
     dbs: db === 'all' ? ['sqlite', 'postgres'] : [db as 'sqlite' | 'postgres'],
     scale: { vouchers: n('vouchers'), customers: n('customers'), redemptions: n('redemptions'), members: n('members') },
     codes: n('codes'),
+    bulk: n('bulk'),
     seconds: n('seconds'),
     warmup: n('warmup'),
     connections: n('connections'),
@@ -179,11 +184,13 @@ async function benchDatabase(dialect: 'sqlite' | 'postgres', stamp: string, opti
     log(`  fixtures through the API (${options.scale.members} loyalty members): ${((Date.now() - setupStarted) / 1000).toFixed(1)} s`);
     const bulk = await openBulk(db);
     let pools: Pools;
+    let projectId: string;
     try {
       const seed = await seedBulk(bulk, fixtures, { customerSourceId: TEMPLATE_CUSTOMER.source_id, requestStartMs }, options.scale, log);
       const invariants = await checkInvariants(bulk, fixtures, seed.projectId);
       if (invariants.length > 0) throw new Error(`seeded data breaks invariants:\n${invariants.join('\n')}`);
       pools = await readPools(bulk, fixtures, seed.projectId, options.scale.customers);
+      projectId = seed.projectId;
       seeds.push({ ...seed, db: dialect, sizeBytes: await db.sizeBytes(), invariants });
       log(`  seeded in ${seed.seconds.toFixed(1)} s; database ${(((await db.sizeBytes()) / 1024 ** 3) * 1000).toFixed(0)} MB; invariants hold`);
     } finally {
@@ -216,6 +223,22 @@ async function benchDatabase(dialect: 'sqlite' | 'postgres', stamp: string, opti
       const job = await exportRedemptionsJob(db.url);
       jobs.push({ ...job, db: dialect });
       log(`  job ${job.name}: ${job.rows} rows in ${job.seconds.toFixed(1)} s, peak RSS ${(job.peakRss / 1024 ** 2).toFixed(0)} MB`);
+    }
+    if (!options.only || options.only.has('bulk')) {
+      const bulk = await openBulk(db);
+      try {
+        const job = await bulkMetadataJobLatency(db.url, bulk, projectId, pools, options.bulk);
+        jobs.push({ ...job, db: dialect });
+        const probe = (s: typeof job.health) => `p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(0)} ms (${s.count} requests, ${s.failures} failed)`;
+        log(`  job ${job.name}: ${job.seconds.toFixed(1)} s (worker inside the server), peak RSS ${(job.peakRss / 1024 ** 2).toFixed(0)} MB`);
+        log(`    before the job: GET /health ${probe(job.baseline.health)}`);
+        log(`    before the job: redemption  ${probe(job.baseline.redeem)}`);
+        log(`    meanwhile GET /health ${probe(job.health)}`);
+        log(`    meanwhile redemption  ${probe(job.redeem)}`);
+        log(`    customer.updated events: ${job.events.count}, ${(job.events.bytes / 1024 ** 2).toFixed(1)} MB, ${(job.events.bytes / Math.max(1, job.events.count)).toFixed(0)} bytes each on average, largest ${job.events.maxBytes}`);
+      } finally {
+        await bulk.close();
+      }
     }
   } finally {
     if (options.keep) log(`  kept ${db.url}`);

@@ -45,7 +45,8 @@ function randomCustomer(pools: Pools): { source_id: string } {
   return { source_id: customerSourceId(Math.floor(Math.random() * pools.customerCount)) };
 }
 
-function stackedBody(pools: Pools, code: string): string {
+/** The redemption every redeem request sends: the coupon `code` and the promotion tier, a 5-item order. */
+export function stackedBody(pools: Pools, code: string): string {
   const seed = Math.floor(Math.random() * 1000);
   return JSON.stringify({
     redeemables: [
