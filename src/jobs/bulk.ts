@@ -1,22 +1,15 @@
-import {
-  CUSTOMERS_BULK_UPDATE,
-  CUSTOMERS_METADATA_UPDATE,
-  PRODUCTS_BULK_UPDATE,
-  PRODUCTS_METADATA_UPDATE,
-  runBulkJob,
-  type BulkPayload,
-} from '../services/bulk/bulk.ts';
+import { BULK_KINDS, runBulkJob, type BulkPayload } from '../services/bulk/bulk.ts';
 import type { Job } from '../store/jobs.ts';
 import type { JobContext, Worker } from './worker.ts';
 
-// Bulk and metadata updates of customers and products (src/services/bulk/bulk.ts).
+// Bulk and metadata updates of customers, products and vouchers (src/services/bulk/bulk.ts).
 
 async function bulkJob(job: Job, ctx: JobContext): Promise<unknown> {
   return runBulkJob(ctx.deps, { ...job, payload: job.payload as BulkPayload }, ctx.checkpoint);
 }
 
 export function registerBulkJobs(worker: Worker): void {
-  for (const kind of [CUSTOMERS_BULK_UPDATE, CUSTOMERS_METADATA_UPDATE, PRODUCTS_BULK_UPDATE, PRODUCTS_METADATA_UPDATE]) {
+  for (const kind of BULK_KINDS) {
     worker.register(kind, bulkJob);
   }
 }

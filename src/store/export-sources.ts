@@ -56,8 +56,10 @@ export interface ExportBatchQuery {
   predicate: Predicate;
   bound: KeysetBound | null;
   limit: number;
-  /** Voucher exports: only this campaign's vouchers. */
+  /** Voucher, transaction and points exports: only this campaign's records. */
   campaignId: string | null;
+  /** Transaction exports: only this voucher's transactions. */
+  voucherId: string | null;
   /** The export's fields (CSV columns); a reader may skip work for columns nobody asked for. */
   fields: readonly string[];
 }
@@ -577,6 +579,7 @@ export async function readBucketBatch(db: Executor, q: ExportBatchQuery): Promis
     .selectAll('loyalty_buckets')
     .select(sortKey.as('sort_key'))
     .where('loyalty_buckets.project_id', '=', q.projectId)
+    .$if(q.campaignId !== null, (qb) => qb.where('loyalty_buckets.campaign_id', '=', q.campaignId))
     .where(compileExportFilter(q.predicate, q.dialect, fields))
     .where(beyond(sortKey, 'loyalty_buckets.id', q))
     .$call((qb) => ordered(qb, sortKey, 'loyalty_buckets.id', q, UNIQUE_SORT_KEYS.points_expiration.includes(q.sortKey)))
@@ -620,6 +623,8 @@ export async function readTransactionBatch(db: Executor, q: ExportBatchQuery): P
     ])
     .select(sortKey.as('sort_key'))
     .where('voucher_transactions.project_id', '=', q.projectId)
+    .$if(q.campaignId !== null, (qb) => qb.where('voucher_transactions.campaign_id', '=', q.campaignId))
+    .$if(q.voucherId !== null, (qb) => qb.where('voucher_transactions.voucher_id', '=', q.voucherId))
     .where(compileExportFilter(q.predicate, q.dialect, fields))
     .where(beyond(sortKey, 'voucher_transactions.id', q))
     .$call((qb) => ordered(qb, sortKey, 'voucher_transactions.id', q, UNIQUE_SORT_KEYS.voucher_transactions.includes(q.sortKey)))
@@ -627,7 +632,19 @@ export async function readTransactionBatch(db: Executor, q: ExportBatchQuery): P
     .execute();
 }
 
-/** Whether a campaign of the project exists (voucher exports may be limited to one). */
+/** Whether a live voucher of the project has this id (transaction exports may be limited to one). */
+export async function voucherExists(db: Executor, projectId: string, voucherId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('vouchers')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('id', '=', voucherId)
+    .where('binned_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether a campaign of the project exists (voucher, transaction and points exports may be limited to one). */
 export async function campaignExists(db: Executor, projectId: string, campaignId: string): Promise<boolean> {
   const row = await db
     .selectFrom('campaigns')

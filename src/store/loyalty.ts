@@ -274,22 +274,3 @@ export async function addToCardPendingPoints(db: Executor, projectId: string, vo
     .returningAll()
     .executeTakeFirst();
 }
-
-
-// ---- transactions of a whole program ----
-
-export interface ProgramTransactionQuery {
-  projectId: string;
-  campaignId: string;
-  limit: number;
-  descending: boolean;
-  startingAfterId?: string;
-}
-
-/** Every card transaction of one program by id, on the ledger's (project_id, campaign_id, id) index. */
-export async function listProgramTransactions(db: Executor, q: ProgramTransactionQuery): Promise<{ rows: Selectable<VoucherTransactionsTable>[]; hasMore: boolean }> {
-  let query = db.selectFrom('voucher_transactions').selectAll().where('project_id', '=', q.projectId).where('campaign_id', '=', q.campaignId);
-  if (q.startingAfterId !== undefined) query = query.where('id', q.descending ? '<' : '>', q.startingAfterId);
-  const rows = await query.orderBy('id', q.descending ? 'desc' : 'asc').limit(q.limit + 1).execute();
-  return { rows: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
-}

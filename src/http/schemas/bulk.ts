@@ -1,9 +1,11 @@
 import Type, { type Static } from 'typebox';
 import { ClientCustomerBody } from './customers.ts';
 import { Metadata } from './common.ts';
+import { CreateOrderBody } from './orders.ts';
 import { UpdateProductBody } from './products.ts';
 
-// Bulk and metadata updates that run as async actions (platform reference 3.1, 4.1, 8).
+// Bulk and metadata updates that run as async actions (platform reference 3.1, 4.1, 8; vouchers: vendor
+// VouchersUpdateInBulkRequestBody, VouchersMetadataUpdateInBulkRequestBody).
 
 const SourceId = Type.String({ minLength: 1, maxLength: 255, description: 'The merchant’s identifier; an unknown one is created (upsert)' });
 const MAX_ITEMS = 100_000;
@@ -27,5 +29,30 @@ export const MetadataBulkBody = Type.Object({
   metadata: Metadata,
 });
 export type MetadataBulkInput = Static<typeof MetadataBulkBody>;
+
+const VoucherCode = Type.String({ minLength: 1, maxLength: 200, description: 'An existing voucher code (vouchers are never created here)' });
+
+export const VouchersBulkBody = Type.Array(Type.Object({ code: VoucherCode, metadata: Metadata }), {
+  minItems: 1,
+  maxItems: MAX_ITEMS,
+  description: "Vouchers by code, each with the metadata members to merge into its own; an unknown code is reported in the result's errors",
+});
+export type VouchersBulkInput = Static<typeof VouchersBulkBody>;
+
+export const VouchersMetadataBulkBody = Type.Object({
+  codes: Type.Array(VoucherCode, { minItems: 1, maxItems: MAX_ITEMS }),
+  metadata: Metadata,
+});
+export type VouchersMetadataBulkInput = Static<typeof VouchersMetadataBulkBody>;
+
+/** The vendor imports at most 2000 orders per request. */
+export const MAX_IMPORTED_ORDERS = 2000;
+
+export const OrdersImportBody = Type.Array(CreateOrderBody, {
+  minItems: 1,
+  maxItems: MAX_IMPORTED_ORDERS,
+  description: `Historical orders to create (or update, by id or source_id), at most ${MAX_IMPORTED_ORDERS}`,
+});
+export type OrdersImportInput = Static<typeof OrdersImportBody>;
 
 export const AsyncActionCreated = Type.Object({ async_action_id: Type.String({ description: 'aa_…; follow it with GET /v1/async-actions/{id}' }) });

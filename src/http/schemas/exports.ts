@@ -11,36 +11,47 @@ export const EXPORT_STATUSES = ['SCHEDULED', 'IN_PROGRESS', 'DONE', 'ERROR'] as 
 
 const ExportedObject = Type.Enum([...EXPORTED_OBJECTS], { description: 'What to export' });
 
-export const CreateExportBody = Type.Object({
-  exported_object: ExportedObject,
-  parameters: Type.Optional(
+/** What and how to export; the scoped export routes (a campaign's or a card's transactions, …) take it too. */
+const ExportParametersBody = Type.Object({
+  order: Type.Optional(
+    Nullable(Type.String({ maxLength: 100, description: 'One of the orders the object offers (e.g. -created_at); a leading dash sorts descending' })),
+  ),
+  fields: Type.Optional(
     Nullable(
-      Type.Object({
-        order: Type.Optional(
-          Nullable(Type.String({ maxLength: 100, description: 'One of the orders the object offers (e.g. -created_at); a leading dash sorts descending' })),
-        ),
-        fields: Type.Optional(
-          Nullable(
-            Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
-              maxItems: MAX_EXPORT_FIELDS,
-              description: "CSV columns, from the object's allowed fields (metadata.<key> where metadata is allowed); the defaults when absent or empty",
-            }),
-          ),
-        ),
-        filters: Type.Optional(
-          Nullable(
-            FreeFormObject({
-              description: '`junction` (and/or) and `<field>: {conditions: {<$operator>: [values]}}` per filterable field',
-            }),
-          ),
-        ),
-        campaign_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255, description: 'Voucher exports only: vouchers of this campaign' }))),
-        response_format: Type.Optional(Type.Enum(['CSV'], { description: 'Only CSV exists' })),
+      Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+        maxItems: MAX_EXPORT_FIELDS,
+        description: "CSV columns, from the object's allowed fields (metadata.<key> where metadata is allowed); the defaults when absent or empty",
       }),
     ),
   ),
+  filters: Type.Optional(
+    Nullable(
+      FreeFormObject({
+        description: '`junction` (and/or) and `<field>: {conditions: {<$operator>: [values]}}` per filterable field',
+      }),
+    ),
+  ),
+  campaign_id: Type.Optional(
+    Nullable(Type.String({ minLength: 1, maxLength: 255, description: 'Voucher, voucher_transactions and points_expiration exports: only this campaign’s records' })),
+  ),
+  voucher_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255, description: 'voucher_transactions exports: only this voucher’s transactions (v_…)' }))),
+  response_format: Type.Optional(Type.Enum(['CSV'], { description: 'Only CSV exists' })),
+});
+
+export const CreateExportBody = Type.Object({
+  exported_object: ExportedObject,
+  parameters: Type.Optional(Nullable(ExportParametersBody)),
 });
 export type CreateExportInput = Static<typeof CreateExportBody>;
+
+/**
+ * The body of the routes that export one area's records (`POST /v1/orders/export`, a campaign's, a voucher's
+ * or a card's transactions, a program's points expiration): the object and the scope come from the route.
+ */
+export const ScopedExportBody = Type.Object({
+  parameters: Type.Optional(Nullable(Type.Omit(ExportParametersBody, ['campaign_id', 'voucher_id']))),
+});
+export type ScopedExportInput = Static<typeof ScopedExportBody>;
 
 export const ExportObject = Type.Object({
   id: Type.String({ description: 'exp_…' }),
@@ -53,7 +64,8 @@ export const ExportObject = Type.Object({
     order: Type.String(),
     fields: Type.Array(Type.String()),
     filters: Type.Record(Type.String(), Type.Unknown()),
-    campaign_id: Type.Optional(Type.String()),
+    campaign_id: Type.Optional(Type.String({ description: 'The campaign the export is limited to' })),
+    voucher_id: Type.Optional(Type.String({ description: 'The voucher whose transactions are exported' })),
   }),
   result: Nullable(
     Type.Object({

@@ -143,14 +143,6 @@ export const TransferItem = Type.Object({
 export const TransferBody = Type.Array(TransferItem, { minItems: 1, maxItems: 100 });
 export type TransferInput = Static<typeof TransferBody>;
 
-// ---- transactions ----
-
-export const ProgramTransactionsQuery = Type.Object({
-  limit: Type.Optional(Limit),
-  order: Type.Optional(Type.Enum(['id', '-id'], { description: 'Default -id: newest first' })),
-  starting_after_id: Type.Optional(Type.String({ minLength: 1, description: 'Cursor: transactions after this one in list order' })),
-});
-
 // ---- points expiration ----
 
 export const PageQuery = Type.Object({

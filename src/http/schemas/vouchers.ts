@@ -192,6 +192,15 @@ export const ListTransactionsQuery = Type.Object({
 });
 export type ListTransactionsInput = Static<typeof ListTransactionsQuery>;
 
+/** Every card transaction of a campaign (`GET /v1/campaigns/{id}/transactions`, `GET /v1/loyalties/{id}/transactions`). */
+export const CampaignTransactionsQuery = Type.Object({
+  ...ListTransactionsQuery.properties,
+  filters: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), { description: 'filters[<field>][conditions][<$op>]=…, fields: id, voucher_id; filters[junction]=and|or' }),
+  ),
+});
+export type CampaignTransactionsInput = Static<typeof CampaignTransactionsQuery>;
+
 export const TransactionObject = Type.Object({
   id: Type.String({ description: 'vtx_…' }),
   source_id: Nullable(Type.String()),

@@ -1,5 +1,5 @@
 import { DomainError } from '../../domain/errors.ts';
-import type { CustomersBulkInput, MetadataBulkInput, ProductsBulkInput } from '../../http/schemas/bulk.ts';
+import type { CustomersBulkInput, MetadataBulkInput, OrdersImportInput, ProductsBulkInput, VouchersBulkInput, VouchersMetadataBulkInput } from '../../http/schemas/bulk.ts';
 import { Slice, yieldToRequests } from '../../lib/slices.ts';
 import { lockLiveCustomerById, lockLiveCustomerBySourceId } from '../../store/bulk.ts';
 import type { CustomerFields } from '../../store/customers.ts';
@@ -13,9 +13,12 @@ import { isUniqueViolation } from '../../store/sql-errors.ts';
 import { recordProductCreated, recordProductUpdated } from '../catalog/products.ts';
 import { inTransaction, type Actor, type Deps } from '../context.ts';
 import { applyCustomerUpdate, resolveCustomer } from '../customers/customers.ts';
+import { upsertOrderIn } from '../orders/orders.ts';
+import { mergeVoucherMetadata } from '../vouchers/vouchers.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 
-// Bulk and metadata updates of customers and products (platform reference 3.1, 4.1, 8). The request
+// Bulk and metadata updates of customers, products and vouchers, and order imports (platform reference
+// 3.1, 4.1, 8; vendor import-orders). The request
 // only validates and enqueues a job (answered 202 with the async action id); the worker applies the
 // items in slices (src/lib/slices.ts): a slice is one transaction holding up to SLICE_ITEMS items, or
 // what fits in a few milliseconds, together with the job's progress, and between slices the job gives
@@ -28,23 +31,40 @@ export const CUSTOMERS_BULK_UPDATE = 'CUSTOMERS.BULK_UPDATE';
 export const CUSTOMERS_METADATA_UPDATE = 'CUSTOMERS.METADATA_UPDATE';
 export const PRODUCTS_BULK_UPDATE = 'PRODUCTS.BULK_UPDATE';
 export const PRODUCTS_METADATA_UPDATE = 'PRODUCTS.METADATA_UPDATE';
+export const VOUCHERS_BULK_UPDATE = 'VOUCHERS.BULK_UPDATE';
+export const VOUCHERS_METADATA_UPDATE = 'VOUCHERS.METADATA_UPDATE';
+export const ORDERS_IMPORT = 'ORDERS.IMPORT';
 
-export type BulkKind = typeof CUSTOMERS_BULK_UPDATE | typeof CUSTOMERS_METADATA_UPDATE | typeof PRODUCTS_BULK_UPDATE | typeof PRODUCTS_METADATA_UPDATE;
+export const BULK_KINDS = [
+  CUSTOMERS_BULK_UPDATE,
+  CUSTOMERS_METADATA_UPDATE,
+  PRODUCTS_BULK_UPDATE,
+  PRODUCTS_METADATA_UPDATE,
+  VOUCHERS_BULK_UPDATE,
+  VOUCHERS_METADATA_UPDATE,
+  ORDERS_IMPORT,
+] as const;
+export type BulkKind = (typeof BULK_KINDS)[number];
 
 type CustomerItem = CustomersBulkInput[number];
 type ProductItem = ProductsBulkInput[number];
+type VoucherItem = VouchersBulkInput[number];
 
 export type BulkPayload =
   | { kind: typeof CUSTOMERS_BULK_UPDATE; source: EventSource; items: CustomerItem[] }
   | { kind: typeof PRODUCTS_BULK_UPDATE; source: EventSource; items: ProductItem[] }
-  | { kind: typeof CUSTOMERS_METADATA_UPDATE | typeof PRODUCTS_METADATA_UPDATE; source: EventSource; source_ids: string[]; metadata: Record<string, unknown> };
+  | { kind: typeof CUSTOMERS_METADATA_UPDATE | typeof PRODUCTS_METADATA_UPDATE; source: EventSource; source_ids: string[]; metadata: Record<string, unknown> }
+  | { kind: typeof VOUCHERS_BULK_UPDATE; source: EventSource; items: VoucherItem[] }
+  | { kind: typeof VOUCHERS_METADATA_UPDATE; source: EventSource; codes: string[]; metadata: Record<string, unknown> }
+  | { kind: typeof ORDERS_IMPORT; source: EventSource; items: OrdersImportInput };
 
-export interface BulkError {
-  key: string;
-  message: string;
-  details: string;
-  source_id: string;
-}
+/**
+ * What names the item an error is about: customers and products by source_id, vouchers by code (the
+ * vendor's result schemas); an imported order by its source_id, or by its position in the array (`row`, from 0).
+ */
+type ItemRef = { source_id: string } | { code: string } | { row: number };
+
+export type BulkError = { key: string; message: string; details: string } & ItemRef;
 
 /** The async action result (platform reference 8.2 `*.BULK_UPDATE`, `*.METADATA_UPDATE`). */
 export interface BulkResult {
@@ -80,6 +100,16 @@ export const enqueueProductsBulkUpdate = (deps: Deps, actor: Actor, items: Produ
 
 export const enqueueProductsMetadataUpdate = (deps: Deps, actor: Actor, input: MetadataBulkInput) =>
   enqueue(deps, actor, PRODUCTS_METADATA_UPDATE, { kind: PRODUCTS_METADATA_UPDATE, source: actor.source, ...input });
+
+export const enqueueVouchersBulkUpdate = (deps: Deps, actor: Actor, items: VouchersBulkInput) =>
+  enqueue(deps, actor, VOUCHERS_BULK_UPDATE, { kind: VOUCHERS_BULK_UPDATE, source: actor.source, items });
+
+/** `POST /v1/orders/import` (ORDERS.IMPORT): the orders are written by the worker, like a bulk update. */
+export const enqueueOrdersImport = (deps: Deps, actor: Actor, items: OrdersImportInput) =>
+  enqueue(deps, actor, ORDERS_IMPORT, { kind: ORDERS_IMPORT, source: actor.source, items });
+
+export const enqueueVouchersMetadataUpdate = (deps: Deps, actor: Actor, input: VouchersMetadataBulkInput) =>
+  enqueue(deps, actor, VOUCHERS_METADATA_UPDATE, { kind: VOUCHERS_METADATA_UPDATE, source: actor.source, codes: input.codes, metadata: input.metadata });
 
 // ---- customers ----
 
@@ -166,23 +196,33 @@ export const SLICE_ITEMS = 100;
 export type BulkCheckpoint = (tx: Tx, result: BulkResult, percent: number) => Promise<void>;
 
 interface BulkItem {
-  sourceId: string;
-  apply: (tx: Tx) => Promise<void>;
+  ref: ItemRef;
+  apply: (tx: Tx) => Promise<unknown>;
 }
 
 function itemsOf(deps: Deps, actor: Actor, payload: BulkPayload): BulkItem[] {
   switch (payload.kind) {
     case CUSTOMERS_BULK_UPDATE:
-      return payload.items.map((item) => ({ sourceId: item.source_id, apply: (tx) => upsertCustomerItem(tx, deps, actor, item) }));
+      return payload.items.map((item) => ({ ref: { source_id: item.source_id }, apply: (tx) => upsertCustomerItem(tx, deps, actor, item) }));
     case PRODUCTS_BULK_UPDATE:
       return payload.items.map((item) => {
         const { source_id: sourceId, ...fields } = item;
-        return { sourceId, apply: (tx) => writeProduct(tx, deps, actor, sourceId, fields, false) };
+        return { ref: { source_id: sourceId }, apply: (tx) => writeProduct(tx, deps, actor, sourceId, fields, false) };
       });
     case CUSTOMERS_METADATA_UPDATE:
-      return payload.source_ids.map((sourceId) => ({ sourceId, apply: (tx) => mergeCustomerMetadata(tx, deps, actor, sourceId, payload.metadata) }));
+      return payload.source_ids.map((sourceId) => ({ ref: { source_id: sourceId }, apply: (tx) => mergeCustomerMetadata(tx, deps, actor, sourceId, payload.metadata) }));
     case PRODUCTS_METADATA_UPDATE:
-      return payload.source_ids.map((sourceId) => ({ sourceId, apply: (tx) => writeProduct(tx, deps, actor, sourceId, { metadata: payload.metadata }, true) }));
+      return payload.source_ids.map((sourceId) => ({ ref: { source_id: sourceId }, apply: (tx) => writeProduct(tx, deps, actor, sourceId, { metadata: payload.metadata }, true) }));
+    // Vouchers are never created here (the vendor: "upserts are not supported"): an unknown code is a 404 item error.
+    case VOUCHERS_BULK_UPDATE:
+      return payload.items.map((item) => ({ ref: { code: item.code }, apply: (tx) => mergeVoucherMetadata(tx, deps, actor, item.code, item.metadata) }));
+    case VOUCHERS_METADATA_UPDATE:
+      return payload.codes.map((code) => ({ ref: { code }, apply: (tx) => mergeVoucherMetadata(tx, deps, actor, code, payload.metadata) }));
+    case ORDERS_IMPORT:
+      return payload.items.map((order, row) => ({
+        ref: order.source_id ? { source_id: order.source_id } : { row },
+        apply: (tx) => upsertOrderIn(tx, deps, actor, order, { imported: true }),
+      }));
   }
 }
 
@@ -204,7 +244,7 @@ async function applyItem(tx: Tx, item: BulkItem): Promise<DomainError | null> {
 }
 
 function withFailure(result: BulkResult, item: BulkItem, failure: DomainError): BulkResult {
-  const entry: BulkError = { key: failure.key, message: failure.message, details: failure.details ?? failure.message, source_id: item.sourceId };
+  const entry: BulkError = { key: failure.key, message: failure.message, details: failure.details ?? failure.message, ...item.ref };
   return {
     ...result,
     failed_count: result.failed_count + 1,
@@ -222,7 +262,7 @@ export async function runBulkJob(
   deps: Deps,
   job: { id: string; projectId: string; requestId: string | null; payload: BulkPayload; result: unknown },
   checkpoint: BulkCheckpoint,
-): Promise<Omit<BulkResult, 'next_index'>> {
+): Promise<Omit<BulkResult, 'next_index'> | ImportResult> {
   const actor: Actor = { projectId: job.projectId, requestId: job.requestId ?? job.id, source: job.payload.source };
   const items = itemsOf(deps, actor, job.payload);
   const earlier = job.result as Partial<BulkResult> | null;
@@ -254,5 +294,23 @@ export async function runBulkJob(
   }
   // `next_index` only serves a resumed attempt; the finished result is the vendor's shape.
   const { next_index: _next, ...finished } = result;
+  if (job.payload.kind === ORDERS_IMPORT) return importResult(result);
   return { ...finished, operation_status: result.failed_count === 0 ? 'SUCCESS' : 'FAILED' };
+}
+
+/** The result of an import (platform reference 8.2): a message, the counts, and each failed item with its reason. */
+export interface ImportResult {
+  message: string;
+  done_count: number;
+  failed_count: number;
+  failed: Array<Exclude<ItemRef, { code: string }> & { reason: string }>;
+}
+
+function importResult(result: BulkResult): ImportResult {
+  return {
+    message: `${result.done_count} order(s) imported successfully, ${result.failed_count} failed.`,
+    done_count: result.done_count,
+    failed_count: result.failed_count,
+    failed: result.errors.flatMap(({ key: _key, message, details, ...ref }) => ('code' in ref ? [] : [{ ...ref, reason: details || message }])),
+  };
 }

@@ -1,9 +1,9 @@
 import { businessError, errors } from '../../domain/errors.ts';
 import { exportFilterToJson, ExportFilterError, parseExportFilter, type ParsedExportFilter } from '../../domain/exports/filters.ts';
 import { EXPORT_OBJECTS, resolveFields, type ExportedObject } from '../../domain/exports/objects.ts';
-import type { CreateExportInput, ExportObjectType, ListExportsInput } from '../../http/schemas/exports.ts';
+import type { CreateExportInput, ExportObjectType, ListExportsInput, ScopedExportInput } from '../../http/schemas/exports.ts';
 import { appendEvents } from '../../store/events.ts';
-import { campaignExists } from '../../store/export-sources.ts';
+import { campaignExists, voucherExists } from '../../store/export-sources.ts';
 import { deleteExport as deleteExportRow, findExport, insertExport, listExports as listExportRows, readExportChunk, type ExportRow } from '../../store/exports.ts';
 import { enqueueJob } from '../../store/jobs.ts';
 import { fromJson, toJson } from '../../store/json.ts';
@@ -25,7 +25,14 @@ export interface ExportParameters {
   fields: string[];
   filters: Record<string, unknown>;
   campaign_id?: string;
+  voucher_id?: string;
 }
+
+/** The objects an export can be limited to one campaign's or one voucher's records of (a hard scope, ANDed with the filter). */
+const SCOPES: Record<'campaign_id' | 'voucher_id', readonly ExportedObject[]> = {
+  campaign_id: ['voucher', 'voucher_transactions', 'points_expiration'],
+  voucher_id: ['voucher_transactions'],
+};
 
 /** Checks a request's parameters for the object; throws the vendor's 400s. */
 export function checkParameters(object: ExportedObject, input: CreateExportInput['parameters']): { parameters: ExportParameters; filter: ParsedExportFilter } {
@@ -47,12 +54,13 @@ export function checkParameters(object: ExportedObject, input: CreateExportInput
     if (error instanceof ExportFilterError) throw errors.invalidPayload(error.details);
     throw error;
   }
-  const campaignId = input?.campaign_id ?? undefined;
-  if (campaignId !== undefined && object !== 'voucher') {
-    throw errors.invalidPayload(`Property .parameters.campaign_id applies to voucher exports only, not ${object}`);
-  }
   const parameters: ExportParameters = { order, fields: fields.fields, filters: exportFilterToJson(filter, input?.filters) };
-  if (campaignId !== undefined) parameters.campaign_id = campaignId;
+  for (const [scope, objects] of Object.entries(SCOPES) as [keyof typeof SCOPES, readonly ExportedObject[]][]) {
+    const value = input?.[scope] ?? undefined;
+    if (value === undefined) continue;
+    if (!objects.includes(object)) throw errors.invalidPayload(`Property .parameters.${scope} applies to ${objects.join(', ')} exports only, not ${object}`);
+    parameters[scope] = value;
+  }
   return { parameters, filter };
 }
 
@@ -100,6 +108,9 @@ export async function createExport(deps: Deps, actor: Actor, input: CreateExport
     if (parameters.campaign_id !== undefined && !(await campaignExists(tx, actor.projectId, parameters.campaign_id))) {
       throw errors.notFound('campaign', parameters.campaign_id);
     }
+    if (parameters.voucher_id !== undefined && !(await voucherExists(tx, actor.projectId, parameters.voucher_id))) {
+      throw errors.notFound('voucher', parameters.voucher_id);
+    }
     await insertExport(tx, {
       id,
       project_id: actor.projectId,
@@ -127,6 +138,21 @@ export async function createExport(deps: Deps, actor: Actor, input: CreateExport
     return created;
   });
   return renderExport(deps, row);
+}
+
+/**
+ * The routes that export one area's records (`POST /v1/orders/export`, a campaign's or a card's
+ * transactions, a program's points buckets): an export of `object` whose campaign or voucher scope comes
+ * from the path, whatever the parameters name.
+ */
+export async function createScopedExport(
+  deps: Deps,
+  actor: Actor,
+  object: ExportedObject,
+  input: ScopedExportInput,
+  scope: { campaign_id?: string; voucher_id?: string },
+): Promise<ExportObjectType> {
+  return createExport(deps, actor, { exported_object: object, parameters: { ...(input.parameters ?? {}), ...scope } });
 }
 
 export async function getExport(deps: Deps, actor: Actor, id: string): Promise<ExportObjectType> {

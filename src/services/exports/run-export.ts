@@ -78,7 +78,16 @@ export async function runExport(deps: Deps, actor: Actor, projectId: string, exp
     const batch = await source.batch(
       deps,
       deps.db,
-      { projectId, dialect: deps.dialect, sortKey: key, descending, predicate, limit: EXPORT_BATCH_SIZE, campaignId: parameters.campaign_id ?? null },
+      {
+        projectId,
+        dialect: deps.dialect,
+        sortKey: key,
+        descending,
+        predicate,
+        limit: EXPORT_BATCH_SIZE,
+        campaignId: parameters.campaign_id ?? null,
+        voucherId: parameters.voucher_id ?? null,
+      },
       cursor,
       parameters.fields,
     );

@@ -1,14 +1,23 @@
-import type { ListTransactionsInput } from '../../http/schemas/vouchers.ts';
+import type { ScopedExportInput } from '../../http/schemas/exports.ts';
+import type { CampaignTransactionsInput, ListTransactionsInput } from '../../http/schemas/vouchers.ts';
 import type { MemberActivitiesInput, MemberActivityInput, PageInput } from '../../http/schemas/loyalty.ts';
 import { errors } from '../../domain/errors.ts';
-import { findCardEvent, listCardActivity, listProgramTransactions, listUsableBuckets, type CardEvent } from '../../store/loyalty.ts';
+import { findCardEvent, listCardActivity, listUsableBuckets, type CardEvent } from '../../store/loyalty.ts';
 import type { Actor, Deps } from '../context.ts';
 import { expandEventData } from '../events/expand.ts';
-import { listTransactionsOfCard, toTransactionObject, type TransactionList } from '../vouchers/transactions.ts';
+import { createScopedExport } from '../exports/exports.ts';
+import {
+  exportTransactionsOfCampaign,
+  exportTransactionsOfCard,
+  listTransactionsOfCampaign,
+  listTransactionsOfCard,
+  type TransactionList,
+} from '../vouchers/transactions.ts';
 import { loyaltyCard, loyaltyProgram, projectDay } from './cards.ts';
 
-// What happened to a card, read back: its transactions and its program's (loyalty reference 2.7), the
-// points it holds by expiry date (2.8.1), and its activity, the event log filtered by the card (2.6).
+// What happened to a card, read back: its transactions and its program's (loyalty reference 2.7) and
+// their exports, the points it holds by expiry date (2.8.1) and their export (2.8.3), and its activity,
+// the event log filtered by the card (2.6).
 
 /** Card transactions: the voucher area's list, so gift and loyalty cards page and render the same way. */
 export async function cardTransactions(deps: Deps, actor: Actor, campaignId: string | null, memberId: string, query: ListTransactionsInput): Promise<TransactionList> {
@@ -18,18 +27,25 @@ export async function cardTransactions(deps: Deps, actor: Actor, campaignId: str
 }
 
 /** `GET /v1/loyalties/{campaignId}/transactions`: every card transaction of the program. */
-export async function programTransactions(deps: Deps, actor: Actor, campaignId: string, query: ListTransactionsInput): Promise<TransactionList> {
+export async function programTransactions(deps: Deps, actor: Actor, campaignId: string, query: CampaignTransactionsInput): Promise<TransactionList> {
+  return listTransactionsOfCampaign(deps, actor, await loyaltyProgram(deps.db, actor, campaignId), query);
+}
+
+/** `POST /v1/loyalties/{campaignId}/transactions/export`. */
+export async function exportProgramTransactions(deps: Deps, actor: Actor, campaignId: string, input: ScopedExportInput) {
+  return exportTransactionsOfCampaign(deps, actor, await loyaltyProgram(deps.db, actor, campaignId), input);
+}
+
+/** `POST /v1/loyalties/members/{memberId}/transactions/export` and the form with the program in the path. */
+export async function exportCardTransactions(deps: Deps, actor: Actor, campaignId: string | null, memberId: string, input: ScopedExportInput) {
+  const program = campaignId === null ? undefined : await loyaltyProgram(deps.db, actor, campaignId);
+  return exportTransactionsOfCard(deps, actor, await loyaltyCard(deps.db, actor, memberId, program), input);
+}
+
+/** `POST /v1/loyalties/{campaignId}/points-expiration/export`: the program's points buckets as CSV. */
+export async function exportPointsExpiration(deps: Deps, actor: Actor, campaignId: string, input: ScopedExportInput) {
   const program = await loyaltyProgram(deps.db, actor, campaignId);
-  const { rows, hasMore } = await listProgramTransactions(deps.db, {
-    projectId: actor.projectId,
-    campaignId: program.id,
-    limit: query.limit ?? 10,
-    descending: (query.order ?? '-id') === '-id',
-    ...(query.starting_after_id !== undefined ? { startingAfterId: query.starting_after_id } : {}),
-  });
-  const data = rows.map(toTransactionObject);
-  const last = data.at(-1);
-  return { object: 'list', data_ref: 'data', data, has_more: hasMore, ...(hasMore && last ? { more_starting_after: last.id } : {}) };
+  return createScopedExport(deps, actor, 'points_expiration', input, { campaign_id: program.id });
 }
 
 export interface PointsBucketObject {

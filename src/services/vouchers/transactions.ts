@@ -1,14 +1,21 @@
-import type { ListTransactionsInput } from '../../http/schemas/vouchers.ts';
+import type { ScopedExportInput } from '../../http/schemas/exports.ts';
+import type { CampaignTransactionsInput, ListTransactionsInput } from '../../http/schemas/vouchers.ts';
+import { errors } from '../../domain/errors.ts';
+import { FilterError, parseFilter } from '../../domain/filters/filter.ts';
+import { findLiveCampaign, type CampaignRow } from '../../store/campaigns.ts';
 import { fromJson } from '../../store/json.ts';
 import type { TransactionRow } from '../../store/ledger.ts';
-import { listCardTransactions } from '../../store/voucher-transactions.ts';
+import { campaignTransactionFilterFields, listCampaignTransactions, listCardTransactions } from '../../store/voucher-transactions.ts';
 import type { VoucherRow } from '../../store/vouchers.ts';
 import type { Actor, Deps } from '../context.ts';
+import { createScopedExport } from '../exports/exports.ts';
 import { liveVoucherByCode } from './vouchers.ts';
 
-// The balance transactions of one card, gift or loyalty (loyalty reference 2.7; promotions reference 2.1):
-// `GET /v1/vouchers/{code}/transactions` here, and the loyalty member transaction lists through
-// `listTransactionsOfCard`, so both answer the same objects and page the same way.
+// The balance transactions of one card, gift or loyalty (loyalty reference 2.7; promotions reference 2.1),
+// and of every card of one campaign: `GET /v1/vouchers/{code}/transactions` and
+// `GET /v1/campaigns/{campaignId}/transactions` here, the loyalty lists through the same functions, so all
+// answer the same objects and page the same way. Their exports are `voucher_transactions` exports limited
+// to the card or the campaign (src/services/exports).
 
 export interface TransactionObject {
   id: string;
@@ -64,4 +71,57 @@ export async function listTransactionsOfCard(deps: Deps, actor: Actor, card: Vou
 export async function listVoucherTransactions(deps: Deps, actor: Actor, code: string, query: ListTransactionsInput): Promise<TransactionList> {
   const card = await liveVoucherByCode(deps.db, actor.projectId, code);
   return listTransactionsOfCard(deps, actor, card, query);
+}
+
+/** `GET /v1/campaigns/{campaignId}/transactions` and `GET /v1/loyalties/{campaignId}/transactions`: newest first unless `order=id`. */
+export async function listTransactionsOfCampaign(deps: Deps, actor: Actor, campaign: CampaignRow, query: CampaignTransactionsInput): Promise<TransactionList> {
+  let filter;
+  try {
+    filter = query.filters ? parseFilter(query.filters, campaignTransactionFilterFields, { path: '.filters', allowRelativeTime: false }) : undefined;
+  } catch (error) {
+    if (error instanceof FilterError) throw errors.invalidQuery(error.details);
+    throw error;
+  }
+  const { rows, hasMore } = await listCampaignTransactions(deps.db, {
+    projectId: actor.projectId,
+    campaignId: campaign.id,
+    limit: query.limit ?? 10,
+    descending: (query.order ?? '-id') === '-id',
+    ...(query.starting_after_id !== undefined ? { startingAfterId: query.starting_after_id } : {}),
+    ...(filter ? { filter } : {}),
+    dialect: deps.dialect,
+    now: deps.clock.now(),
+  });
+  const data = rows.map(toTransactionObject);
+  const last = data.at(-1);
+  return { object: 'list', data_ref: 'data', data, has_more: hasMore, ...(hasMore && last ? { more_starting_after: last.id } : {}) };
+}
+
+/** Schedules the CSV export of one card's transactions (`POST /v1/vouchers/{code}/transactions/export` and the loyalty member forms). */
+export const exportTransactionsOfCard = (deps: Deps, actor: Actor, card: VoucherRow, input: ScopedExportInput) =>
+  createScopedExport(deps, actor, 'voucher_transactions', input, { voucher_id: card.id });
+
+/** Schedules the CSV export of every card transaction of a campaign. */
+export const exportTransactionsOfCampaign = (deps: Deps, actor: Actor, campaign: CampaignRow, input: ScopedExportInput) =>
+  createScopedExport(deps, actor, 'voucher_transactions', input, { campaign_id: campaign.id });
+
+/** `POST /v1/vouchers/{code}/transactions/export`. */
+export async function exportVoucherTransactions(deps: Deps, actor: Actor, code: string, input: ScopedExportInput) {
+  return exportTransactionsOfCard(deps, actor, await liveVoucherByCode(deps.db, actor.projectId, code), input);
+}
+
+async function liveCampaign(deps: Deps, actor: Actor, idOrName: string): Promise<CampaignRow> {
+  const campaign = await findLiveCampaign(deps.db, actor.projectId, idOrName);
+  if (!campaign) throw errors.notFound('campaign', idOrName);
+  return campaign;
+}
+
+/** `GET /v1/campaigns/{campaignId}/transactions`: a campaign of any type (one without cards has none). */
+export async function campaignTransactions(deps: Deps, actor: Actor, idOrName: string, query: CampaignTransactionsInput): Promise<TransactionList> {
+  return listTransactionsOfCampaign(deps, actor, await liveCampaign(deps, actor, idOrName), query);
+}
+
+/** `POST /v1/campaigns/{campaignId}/transactions/export`. */
+export async function exportCampaignTransactions(deps: Deps, actor: Actor, idOrName: string, input: ScopedExportInput) {
+  return exportTransactionsOfCampaign(deps, actor, await liveCampaign(deps, actor, idOrName), input);
 }

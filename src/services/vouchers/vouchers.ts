@@ -17,7 +17,7 @@ import { findProject, projectCodesAreCaseSensitive } from '../../store/projects.
 import type { VouchersTable } from '../../store/schema.ts';
 import { findRule, listAssignments } from '../../store/validation-rules.ts';
 import { binVoucher, listLiveVouchers, purgeVoucher, voucherFilterFields } from '../../store/voucher-list.ts';
-import { codeKey, codeKeyOf, findLiveVoucherByCode, findLiveVoucherById, insertVouchersSkippingTakenCodes, updateLiveVoucher, type VoucherRow } from '../../store/vouchers.ts';
+import { codeKey, codeKeyOf, findLiveVoucherByCode, findLiveVoucherById, insertVouchersSkippingTakenCodes, lockVoucherRow, updateLiveVoucher, type VoucherRow } from '../../store/vouchers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { templateOf } from '../campaigns/campaigns.ts';
 import { checkValidity } from '../campaigns/campaign-input.ts';
@@ -157,37 +157,40 @@ export async function insertOneVoucher(
  * from its template. Validation rules named in the body are checked before anything is written.
  */
 export async function createVoucher(deps: Deps, actor: Actor, pathCode: string | undefined, input: CreateVoucherInput): Promise<VoucherObject> {
+  const created = await inTransaction(deps, (tx) => createVoucherIn(tx, deps, actor, pathCode, input));
+  if ((input.validation_rules ?? []).length === 0) return created;
+  return getVoucher(deps, actor, created.code);
+}
+
+/** `createVoucher` inside the caller's transaction (a CSV import creates many vouchers in one). */
+export async function createVoucherIn(tx: Tx, deps: Deps, actor: Actor, pathCode: string | undefined, input: CreateVoucherInput): Promise<VoucherObject> {
   const code = pathCode ?? input.code ?? undefined;
   const rules = [...new Set(input.validation_rules ?? [])];
-  const created = await inTransaction(deps, async (tx) => {
-    const reference = input.campaign_id ?? input.campaign ?? null;
-    const campaign = reference !== null ? await codeBearingCampaign(tx, actor.projectId, reference) : null;
-    if (campaign && input.campaign_id && input.campaign && campaign.id !== input.campaign_id && campaign.name !== input.campaign) {
-      throw errors.invalidPayload('Properties .campaign and .campaign_id name different campaigns');
-    }
-    const definition = voucherDefinition(input, campaign ? templateOf(campaign) : null, await projectCharset(tx, actor.projectId));
-    const categoryId = await resolveCategory(tx, actor.projectId, input);
-    for (const ruleId of rules) {
-      if (!(await findRule(tx, actor.projectId, ruleId))) throw errors.notFound('validation_rules', ruleId);
-    }
-    const now = deps.clock.now().toISOString();
-    const fields = fieldsOf(input, categoryId !== undefined ? categoryId : (campaign?.category_id ?? null));
-    await assertMetadata(tx, actor.projectId, 'voucher', fields.metadata);
-    const id = await insertOneVoucher(tx, actor.projectId, code, definition.code_config, (c, key) =>
-      newVoucherRow(deps, actor.projectId, campaign?.id ?? null, definition, fields, c, key, now),
-    );
-    if (campaign) await addToVouchersCount(tx, actor.projectId, campaign.id, 1);
-    const row = await findLiveVoucherById(tx, actor.projectId, id);
-    if (!row) throw new Error('voucher vanished inside its own transaction');
-    const voucher = await renderVoucherRow(tx, deps, actor.projectId, row);
-    const campaignObject = campaign ? await renderCampaign(tx, actor.projectId, campaign) : null;
-    await appendEvents(tx, [voucherEvent(deps, actor, { type: 'voucher.created', voucher, campaign: campaignObject })]);
-    // The voucher and its rules are created together or not at all.
-    for (const ruleId of rules) await assignRuleIn(tx, deps, actor, ruleId, { related_object_type: 'voucher', related_object_id: id }, false);
-    return voucher;
-  });
-  if (rules.length === 0) return created;
-  return getVoucher(deps, actor, created.code);
+  const reference = input.campaign_id ?? input.campaign ?? null;
+  const campaign = reference !== null ? await codeBearingCampaign(tx, actor.projectId, reference) : null;
+  if (campaign && input.campaign_id && input.campaign && campaign.id !== input.campaign_id && campaign.name !== input.campaign) {
+    throw errors.invalidPayload('Properties .campaign and .campaign_id name different campaigns');
+  }
+  const definition = voucherDefinition(input, campaign ? templateOf(campaign) : null, await projectCharset(tx, actor.projectId));
+  const categoryId = await resolveCategory(tx, actor.projectId, input);
+  for (const ruleId of rules) {
+    if (!(await findRule(tx, actor.projectId, ruleId))) throw errors.notFound('validation_rules', ruleId);
+  }
+  const now = deps.clock.now().toISOString();
+  const fields = fieldsOf(input, categoryId !== undefined ? categoryId : (campaign?.category_id ?? null));
+  await assertMetadata(tx, actor.projectId, 'voucher', fields.metadata);
+  const id = await insertOneVoucher(tx, actor.projectId, code, definition.code_config, (c, key) =>
+    newVoucherRow(deps, actor.projectId, campaign?.id ?? null, definition, fields, c, key, now),
+  );
+  if (campaign) await addToVouchersCount(tx, actor.projectId, campaign.id, 1);
+  const row = await findLiveVoucherById(tx, actor.projectId, id);
+  if (!row) throw new Error('voucher vanished inside its own transaction');
+  const voucher = await renderVoucherRow(tx, deps, actor.projectId, row);
+  const campaignObject = campaign ? await renderCampaign(tx, actor.projectId, campaign) : null;
+  await appendEvents(tx, [voucherEvent(deps, actor, { type: 'voucher.created', voucher, campaign: campaignObject })]);
+  // The voucher and its rules are created together or not at all.
+  for (const ruleId of rules) await assignRuleIn(tx, deps, actor, ruleId, { related_object_type: 'voucher', related_object_id: id }, false);
+  return voucher;
 }
 
 /** `GET /v1/vouchers/{code}`: the voucher with the validation rules assigned to it. */
@@ -266,50 +269,65 @@ export async function listVouchers(deps: Deps, actor: Actor, query: ListVouchers
  * change here (they move through the balance endpoint and the ledger), and a voucher never changes type.
  */
 export async function updateVoucher(deps: Deps, actor: Actor, code: string, input: UpdateVoucherInput): Promise<VoucherObject> {
-  return inTransaction(deps, async (tx) => {
-    const row = await liveVoucherByCode(tx, actor.projectId, code);
-    if (input.type !== undefined && input.type !== row.type) {
-      throw errors.invalidPayload(`Property .type cannot change a ${row.type} voucher into ${input.type}`);
-    }
-    let discount: string | undefined;
-    if (input.discount !== undefined) {
-      if (row.type !== 'DISCOUNT_VOUCHER') throw errors.invalidPayload(`Property .discount does not apply to ${row.type} vouchers`);
-      const problem = discountProblem(input.discount, checkFormula, 'discount');
-      if (problem) throw errors.invalidPayload(problem);
-      discount = toJson(normalizeDiscount(input.discount));
-    }
-    const merged = {
-      start_date: input.start_date !== undefined ? input.start_date : row.start_date,
-      expiration_date: input.expiration_date !== undefined ? input.expiration_date : row.expiration_date,
-      validity_timeframe: input.validity_timeframe !== undefined ? input.validity_timeframe : fromJson(row.validity_timeframe, null),
-      validity_day_of_week: input.validity_day_of_week !== undefined ? input.validity_day_of_week : fromJson(row.validity_day_of_week, null),
-      validity_hours: input.validity_hours !== undefined ? input.validity_hours : fromJson(row.validity_hours, null),
-    };
-    checkValidity(merged, '');
-    const categoryId = await resolveCategory(tx, actor.projectId, input);
-    if (input.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'voucher', input.metadata);
-    const now = deps.clock.now().toISOString();
-    const changed = await updateLiveVoucher(tx, actor.projectId, row.id, {
-      ...(discount !== undefined ? { discount } : {}),
-      start_date: merged.start_date,
-      expiration_date: merged.expiration_date,
-      validity_timeframe: merged.validity_timeframe ? toJson(merged.validity_timeframe) : null,
-      validity_day_of_week: merged.validity_day_of_week ? toJson(merged.validity_day_of_week) : null,
-      validity_hours: merged.validity_hours ? toJson(merged.validity_hours) : null,
-      ...(categoryId !== undefined ? { category_id: categoryId } : {}),
-      ...(input.active !== undefined && input.active !== null ? { active: input.active } : {}),
-      ...(input.additional_info !== undefined ? { additional_info: input.additional_info } : {}),
-      ...(input.metadata !== undefined ? { metadata: toJson(input.metadata ?? {}) } : {}),
-      ...(input.redemption?.quantity !== undefined ? { redemption_quantity: input.redemption.quantity } : {}),
-      updated_at: now,
-    });
-    if (!changed) throw errors.notFound('voucher', code);
-    const after = await findLiveVoucherById(tx, actor.projectId, row.id);
-    if (!after) throw errors.notFound('voucher', code);
-    const voucher = await renderVoucherRow(tx, deps, actor.projectId, after);
-    await appendEvents(tx, [voucherEvent(deps, actor, { type: 'voucher.updated', voucher, campaign: await campaignObjectOf(tx, actor.projectId, row.campaign_id) })]);
-    return voucher;
+  return inTransaction(deps, async (tx) => applyVoucherUpdate(tx, deps, actor, await liveVoucherByCode(tx, actor.projectId, code), input));
+}
+
+/**
+ * `POST /v1/vouchers/bulk/async` and `…/metadata/async`, one item: merges `metadata` into the voucher's
+ * (members not sent stay), in the caller's transaction. The row is locked first so a concurrent update
+ * cannot be lost between the read and the write.
+ */
+export async function mergeVoucherMetadata(tx: Tx, deps: Deps, actor: Actor, code: string, metadata: Record<string, unknown>): Promise<VoucherObject> {
+  const found = await liveVoucherByCode(tx, actor.projectId, code);
+  await lockVoucherRow(tx, actor.projectId, found.id);
+  const row = (await findLiveVoucherById(tx, actor.projectId, found.id)) ?? found;
+  return applyVoucherUpdate(tx, deps, actor, row, { metadata: { ...fromJson<Record<string, unknown>>(row.metadata, {}), ...metadata } });
+}
+
+/** Writes an update to a live voucher and appends `voucher.updated`, in the caller's transaction. */
+async function applyVoucherUpdate(tx: Tx, deps: Deps, actor: Actor, row: VoucherRow, input: UpdateVoucherInput): Promise<VoucherObject> {
+  const code = row.code;
+  if (input.type !== undefined && input.type !== row.type) {
+    throw errors.invalidPayload(`Property .type cannot change a ${row.type} voucher into ${input.type}`);
+  }
+  let discount: string | undefined;
+  if (input.discount !== undefined) {
+    if (row.type !== 'DISCOUNT_VOUCHER') throw errors.invalidPayload(`Property .discount does not apply to ${row.type} vouchers`);
+    const problem = discountProblem(input.discount, checkFormula, 'discount');
+    if (problem) throw errors.invalidPayload(problem);
+    discount = toJson(normalizeDiscount(input.discount));
+  }
+  const merged = {
+    start_date: input.start_date !== undefined ? input.start_date : row.start_date,
+    expiration_date: input.expiration_date !== undefined ? input.expiration_date : row.expiration_date,
+    validity_timeframe: input.validity_timeframe !== undefined ? input.validity_timeframe : fromJson(row.validity_timeframe, null),
+    validity_day_of_week: input.validity_day_of_week !== undefined ? input.validity_day_of_week : fromJson(row.validity_day_of_week, null),
+    validity_hours: input.validity_hours !== undefined ? input.validity_hours : fromJson(row.validity_hours, null),
+  };
+  checkValidity(merged, '');
+  const categoryId = await resolveCategory(tx, actor.projectId, input);
+  if (input.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'voucher', input.metadata);
+  const now = deps.clock.now().toISOString();
+  const changed = await updateLiveVoucher(tx, actor.projectId, row.id, {
+    ...(discount !== undefined ? { discount } : {}),
+    start_date: merged.start_date,
+    expiration_date: merged.expiration_date,
+    validity_timeframe: merged.validity_timeframe ? toJson(merged.validity_timeframe) : null,
+    validity_day_of_week: merged.validity_day_of_week ? toJson(merged.validity_day_of_week) : null,
+    validity_hours: merged.validity_hours ? toJson(merged.validity_hours) : null,
+    ...(categoryId !== undefined ? { category_id: categoryId } : {}),
+    ...(input.active !== undefined && input.active !== null ? { active: input.active } : {}),
+    ...(input.additional_info !== undefined ? { additional_info: input.additional_info } : {}),
+    ...(input.metadata !== undefined ? { metadata: toJson(input.metadata ?? {}) } : {}),
+    ...(input.redemption?.quantity !== undefined ? { redemption_quantity: input.redemption.quantity } : {}),
+    updated_at: now,
   });
+  if (!changed) throw errors.notFound('voucher', code);
+  const after = await findLiveVoucherById(tx, actor.projectId, row.id);
+  if (!after) throw errors.notFound('voucher', code);
+  const voucher = await renderVoucherRow(tx, deps, actor.projectId, after);
+  await appendEvents(tx, [voucherEvent(deps, actor, { type: 'voucher.updated', voucher, campaign: await campaignObjectOf(tx, actor.projectId, row.campaign_id) })]);
+  return voucher;
 }
 
 /** `POST /v1/vouchers/{code}/enable|disable`: a disabled voucher cannot be redeemed or published. */

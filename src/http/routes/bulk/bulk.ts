@@ -1,7 +1,7 @@
 import type { RouteContext, TypedApp } from '../../../app.ts';
 import * as bulk from '../../../services/bulk/bulk.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { AsyncActionCreated, CustomersBulkBody, MetadataBulkBody, ProductsBulkBody } from '../../schemas/bulk.ts';
+import { AsyncActionCreated, CustomersBulkBody, MetadataBulkBody, ProductsBulkBody, VouchersBulkBody, VouchersMetadataBulkBody } from '../../schemas/bulk.ts';
 import { errorResponses } from '../../schemas/common.ts';
 
 // 202 with the async action id; the work runs in the worker. `config.bulk` makes these calls count
@@ -66,5 +66,35 @@ export function registerBulkRoutes(app: TypedApp, { deps }: RouteContext): void 
       },
     },
     async (request, reply) => reply.code(202).send(await bulk.enqueueProductsMetadataUpdate(deps, actorOf(request), request.body)),
+  );
+
+  app.post(
+    '/v1/vouchers/bulk/async',
+    {
+      config: { bulk: true },
+      schema: {
+        tags: ['Vouchers'],
+        operationId: 'updateVouchersInBulk',
+        summary: 'Merge metadata into many vouchers, each its own, by code in the background (async action VOUCHERS.BULK_UPDATE)',
+        body: VouchersBulkBody,
+        response: { 202: AsyncActionCreated, ...errorResponses(413, 429) },
+      },
+    },
+    async (request, reply) => reply.code(202).send(await bulk.enqueueVouchersBulkUpdate(deps, actorOf(request), request.body)),
+  );
+
+  app.post(
+    '/v1/vouchers/metadata/async',
+    {
+      config: { bulk: true },
+      schema: {
+        tags: ['Vouchers'],
+        operationId: 'updateVouchersMetadataInBulk',
+        summary: 'Merge the same metadata into many vouchers by code in the background (async action VOUCHERS.METADATA_UPDATE)',
+        body: VouchersMetadataBulkBody,
+        response: { 202: AsyncActionCreated, ...errorResponses(413, 429) },
+      },
+    },
+    async (request, reply) => reply.code(202).send(await bulk.enqueueVouchersMetadataUpdate(deps, actorOf(request), request.body)),
   );
 }

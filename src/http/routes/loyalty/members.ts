@@ -2,10 +2,20 @@ import Type from 'typebox';
 import type { RouteContext, TypedApp } from '../../../app.ts';
 import { adjustMemberBalance } from '../../../services/loyalty/balance.ts';
 import { drawAsset } from '../../../services/loyalty/card-assets.ts';
-import { cardTransactions, memberActivities, memberActivity, pointsExpiration, programTransactions } from '../../../services/loyalty/history.ts';
+import {
+  cardTransactions,
+  exportCardTransactions,
+  exportPointsExpiration,
+  exportProgramTransactions,
+  memberActivities,
+  memberActivity,
+  pointsExpiration,
+  programTransactions,
+} from '../../../services/loyalty/history.ts';
 import { addMember, getMember, listMembers } from '../../../services/loyalty/members.ts';
 import { activatePending, adjustPending, cancelPending, listPending } from '../../../services/loyalty/pending-points.ts';
 import { transferPoints } from '../../../services/loyalty/transfers.ts';
+import { emptyBodyAsObject } from '../redemptions/empty-body.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
 import { ErrorBody, errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
@@ -31,10 +41,10 @@ import {
   PendingPointsList,
   PointsBalance,
   PointsBucketList,
-  ProgramTransactionsQuery,
   TransferBody,
 } from '../../schemas/loyalty.ts';
-import { ListTransactionsQuery, TransactionList } from '../../schemas/vouchers.ts';
+import { ExportObject, ScopedExportBody } from '../../schemas/exports.ts';
+import { CampaignTransactionsQuery, ListTransactionsQuery, TransactionList } from '../../schemas/vouchers.ts';
 
 // Loyalty members and their points (loyalty reference 2, 3; seed 4.7). Paths name cards by code; the
 // variants without a campaign find the card in any program.
@@ -128,7 +138,7 @@ export function registerLoyaltyMemberRoutes(app: TypedApp, { deps }: RouteContex
         operationId: 'listLoyaltyProgramTransactions',
         summary: "List the points transactions of every card of a program, newest first",
         params: CampaignParams,
-        querystring: ProgramTransactionsQuery,
+        querystring: CampaignTransactionsQuery,
         response: { 200: TransactionList, ...errorResponses(404) },
       },
     },
@@ -161,6 +171,68 @@ export function registerLoyaltyMemberRoutes(app: TypedApp, { deps }: RouteContex
       },
     },
     async (request) => cardTransactions(deps, actorOf(request), null, request.params.memberId, request.query),
+  );
+
+  // Exports of transactions and points buckets: ordinary exports (GET /v1/exports/{id}) limited to the path's program or card.
+  app.post(
+    '/v1/loyalties/:campaignId/transactions/export',
+    {
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags,
+        operationId: 'exportLoyaltyProgramTransactions',
+        summary: 'Schedule a CSV export of the points transactions of every card of a program (a voucher_transactions export limited to the program)',
+        params: CampaignParams,
+        body: ScopedExportBody,
+        response: { 200: ExportObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => exportProgramTransactions(deps, actorOf(request), request.params.campaignId, request.body),
+  );
+  app.post(
+    '/v1/loyalties/:campaignId/members/:memberId/transactions/export',
+    {
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags,
+        operationId: 'exportLoyaltyMemberTransactions',
+        summary: "Schedule a CSV export of a card's points transactions (a voucher_transactions export limited to the card)",
+        params: CampaignMemberParams,
+        body: ScopedExportBody,
+        response: { 200: ExportObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => exportCardTransactions(deps, actorOf(request), request.params.campaignId, request.params.memberId, request.body),
+  );
+  app.post(
+    '/v1/loyalties/members/:memberId/transactions/export',
+    {
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags,
+        operationId: 'exportLoyaltyCardTransactions',
+        summary: "Schedule a CSV export of a card's points transactions by its code (a voucher_transactions export limited to the card)",
+        params: MemberParams,
+        body: ScopedExportBody,
+        response: { 200: ExportObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => exportCardTransactions(deps, actorOf(request), null, request.params.memberId, request.body),
+  );
+  app.post(
+    '/v1/loyalties/:campaignId/points-expiration/export',
+    {
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags,
+        operationId: 'exportLoyaltyPointsExpiration',
+        summary: "Schedule a CSV export of a program's points buckets and when they expire (a points_expiration export limited to the program)",
+        params: CampaignParams,
+        body: ScopedExportBody,
+        response: { 200: ExportObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => exportPointsExpiration(deps, actorOf(request), request.params.campaignId, request.body),
   );
 
   app.get(

@@ -1,7 +1,12 @@
 import type { RouteContext, TypedApp } from '../../../app.ts';
+import { enqueueOrdersImport } from '../../../services/bulk/bulk.ts';
+import { createScopedExport } from '../../../services/exports/exports.ts';
 import * as orders from '../../../services/orders/orders.ts';
 import { actorOf } from '../../plugins/auth.ts';
+import { AsyncActionCreated, OrdersImportBody } from '../../schemas/bulk.ts';
 import { errorResponses, IdParams } from '../../schemas/common.ts';
+import { ExportObject, ScopedExportBody } from '../../schemas/exports.ts';
+import { emptyBodyAsObject } from '../redemptions/empty-body.ts';
 import { CreateOrderBody, ListOrdersQuery, OrderList, OrderObject, UpdateOrderBody } from '../../schemas/orders.ts';
 
 const tags = ['Orders'];
@@ -65,5 +70,36 @@ export function registerOrderRoutes(app: TypedApp, ctx: RouteContext): void {
       },
     },
     async (request) => orders.updateOrder(deps, actorOf(request), request.params.orderId, request.body),
+  );
+
+  // The vendor answers 200 here (not 202) with the async action id (platform reference 8.3).
+  app.post(
+    '/v1/orders/import',
+    {
+      config: { bulk: true },
+      schema: {
+        tags,
+        operationId: 'importOrders',
+        summary: 'Import historical orders in the background (async action ORDERS.IMPORT): no earning rules, activities or webhooks',
+        body: OrdersImportBody,
+        response: { 200: AsyncActionCreated, ...errorResponses(413, 429) },
+      },
+    },
+    async (request) => enqueueOrdersImport(deps, actorOf(request), request.body),
+  );
+
+  app.post(
+    '/v1/orders/export',
+    {
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags,
+        operationId: 'exportOrders',
+        summary: 'Schedule a CSV export of orders (the same export as POST /v1/exports with exported_object order)',
+        body: ScopedExportBody,
+        response: { 200: ExportObject, ...errorResponses() },
+      },
+    },
+    async (request) => createScopedExport(deps, actorOf(request), 'order', request.body, {}),
   );
 }

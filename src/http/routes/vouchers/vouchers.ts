@@ -2,17 +2,20 @@ import Type from 'typebox';
 import type { RouteContext, TypedApp } from '../../../app.ts';
 import { adjustVoucherBalance } from '../../../services/vouchers/balance.ts';
 import { campaignSummary } from '../../../services/vouchers/campaign-summary.ts';
-import { listVoucherTransactions } from '../../../services/vouchers/transactions.ts';
+import { campaignTransactions, exportCampaignTransactions, exportVoucherTransactions, listVoucherTransactions } from '../../../services/vouchers/transactions.ts';
 import { importVouchers } from '../../../services/vouchers/voucher-import.ts';
 import * as vouchers from '../../../services/vouchers/vouchers.ts';
+import { emptyBodyAsObject } from '../redemptions/empty-body.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
 import { AsyncActionAccepted } from '../../schemas/campaigns.ts';
 import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
+import { ExportObject, ScopedExportBody } from '../../schemas/exports.ts';
 import {
   BalanceBody,
   BalanceObject,
   CampaignSummary,
+  CampaignTransactionsQuery,
   CampaignSummaryQuery,
   CodeParams,
   CreateVoucherBody,
@@ -185,6 +188,22 @@ export function registerVoucherRoutes(app: TypedApp, { deps }: RouteContext): vo
   );
 
   app.post(
+    '/v1/vouchers/:code/transactions/export',
+    {
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags,
+        operationId: 'exportVoucherTransactions',
+        summary: "Schedule a CSV export of a gift card's or loyalty card's balance transactions (a voucher_transactions export limited to the voucher)",
+        params: CodeParams,
+        body: ScopedExportBody,
+        response: { 200: ExportObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => exportVoucherTransactions(deps, actorOf(request), request.params.code, request.body),
+  );
+
+  app.post(
     '/v1/campaigns/:campaignId/import',
     {
       schema: {
@@ -215,5 +234,36 @@ export function registerVoucherRoutes(app: TypedApp, { deps }: RouteContext): vo
       },
     },
     async (request) => campaignSummary(deps, actorOf(request), request.params.campaignId, request.query),
+  );
+
+  app.get(
+    '/v1/campaigns/:campaignId/transactions',
+    {
+      schema: {
+        tags: ['Campaigns'],
+        operationId: 'listCampaignTransactions',
+        summary: 'List the balance transactions of every gift card or loyalty card of a campaign, newest first',
+        params: CampaignParams,
+        querystring: CampaignTransactionsQuery,
+        response: { 200: TransactionList, ...errorResponses(404) },
+      },
+    },
+    async (request) => campaignTransactions(deps, actorOf(request), request.params.campaignId, request.query),
+  );
+
+  app.post(
+    '/v1/campaigns/:campaignId/transactions/export',
+    {
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags: ['Campaigns'],
+        operationId: 'exportCampaignTransactions',
+        summary: "Schedule a CSV export of the balance transactions of a campaign's cards (a voucher_transactions export limited to the campaign)",
+        params: CampaignParams,
+        body: ScopedExportBody,
+        response: { 200: ExportObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => exportCampaignTransactions(deps, actorOf(request), request.params.campaignId, request.body),
   );
 }
