@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../services/context.ts';
 import { registerBulkJobs } from './bulk.ts';
 import { registerCampaignVoucherJobs } from './campaign-vouchers.ts';
+import { registerCsvImportJobs } from './csv-imports.ts';
 import { registerExportJobs } from './exports.ts';
 import { registerLoyaltyPointsSchedule } from './loyalty-points.ts';
 import { registerLoyaltyTierJobs } from './loyalty-tiers.ts';
@@ -20,6 +21,7 @@ export function createWorker(deps: Deps, log: FastifyBaseLogger): Worker {
   registerVoucherImportJobs(worker);
   registerWebhookTasks(worker);
   registerBulkJobs(worker);
+  registerCsvImportJobs(worker);
   registerSegmentJobs(worker);
   registerExportJobs(worker);
   registerSessionPurge(worker);

@@ -760,6 +760,36 @@ export interface ExportChunksTable {
   data: string;
 }
 
+// ---- CSV imports (migration 0031) ----
+
+/** An upload still being received; its staged rows belong to no job yet. */
+export interface CsvUploadsTable {
+  id: string;
+  project_id: string;
+  kind: string;
+  created_at: Timestamp;
+}
+
+/** One record of an uploaded CSV file, waiting for its import job. */
+export interface CsvImportRowsTable {
+  project_id: string;
+  import_id: string;
+  row_no: number;
+  line: number;
+  /** JSON array of the record's cells. */
+  cells: string;
+}
+
+/** A row an import rejected, with why. */
+export interface CsvImportFailuresTable {
+  project_id: string;
+  import_id: string;
+  row_no: number;
+  line: number;
+  reference: string | null;
+  reason: string;
+}
+
 // ---- promotion tiers and stacks (migration 0010) ----
 
 export interface PromotionTiersTable {
@@ -926,6 +956,9 @@ export interface Database {
   metadata_schemas: MetadataSchemasTable;
   exports: ExportsTable;
   export_chunks: ExportChunksTable;
+  csv_uploads: CsvUploadsTable;
+  csv_import_rows: CsvImportRowsTable;
+  csv_import_failures: CsvImportFailuresTable;
   promotion_tiers: PromotionTiersTable;
   promotion_stacks: PromotionStacksTable;
   promotion_stack_tiers: PromotionStackTiersTable;

@@ -28,6 +28,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The success answer carries secrets: never store it for an Idempotency-Key. */
     secretAnswer?: boolean;
+    /**
+     * The handler streams a large body (a CSV upload) into the database as it arrives. Such a request
+     * cannot run inside one request transaction (on SQLite it would hold the only writer for the whole
+     * upload), and its body is not kept to compare a retry with: Idempotency-Key is not honoured.
+     */
+    streamedBody?: boolean;
   }
   interface FastifyRequest {
     idempotency: { scope: string; key: string; hash: string; transaction: RequestTransaction } | null;
@@ -55,7 +61,7 @@ type Start = { transaction: RequestTransaction } | 'plain' | 'answered';
 
 /** Opens the request transaction of a keyed request, or answers at once: a replay, a 409. */
 async function begin(db: Db, request: FastifyRequest, reply: FastifyReply): Promise<Start> {
-  if (request.method !== 'POST') return 'plain';
+  if (request.method !== 'POST' || request.routeOptions.config.streamedBody === true) return 'plain';
   const raw = request.headers['idempotency-key'];
   if (raw === undefined) return 'plain';
   const key = Array.isArray(raw) ? raw[0] : raw;

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type Options, type SchemaValidateFunction } from
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { domainError } from '../../domain/errors.ts';
+import { STREAMED_BODY } from '../schemas/csv-imports.ts';
 import { FREE_FORM, freeFormProblem } from '../schemas/free-form.ts';
 
 // Two validators: bodies are checked exactly as sent (a string is never silently turned into a number),
@@ -82,23 +83,50 @@ function dateTimeNormalizer(schema: unknown, depth = 0): Normalizer | null {
   };
 }
 
+/** Compiles `schema` with `ajv`; what it accepts has its date-times rewritten into the stored form. */
+function compileNormalizing(ajv: Ajv, schema: object) {
+  const validate = ajv.compile(schema);
+  const normalize = dateTimeNormalizer(schema);
+  if (!normalize) return validate;
+  const wrapped = (data: unknown) => {
+    const ok = validate(data);
+    wrapped.errors = validate.errors;
+    if (ok) normalize(data);
+    return ok;
+  };
+  wrapped.errors = validate.errors;
+  return wrapped;
+}
+
+/** Whether a route reads its body itself as a stream (a file upload): documented, never parsed here. */
+function isStreamedBody(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && (schema as Record<string, unknown>)[STREAMED_BODY] === true;
+}
+
 export function installValidators(app: FastifyInstance): void {
   const bodyAjv = makeAjv({ coerceTypes: false });
   const textAjv = makeAjv({ coerceTypes: 'array' });
   app.setValidatorCompiler(({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-    const validate = ajv.compile(schema as FastifySchema & object);
-    const normalize = dateTimeNormalizer(schema);
-    if (!normalize) return validate;
-    const wrapped = (data: unknown) => {
-      const ok = validate(data);
-      wrapped.errors = validate.errors;
-      if (ok) normalize(data);
-      return ok;
-    };
-    wrapped.errors = validate.errors;
-    return wrapped;
+    if (httpPart === 'body' && isStreamedBody(schema)) return () => true;
+    return compileNormalizing(httpPart === 'body' ? bodyAjv : textAjv, schema as FastifySchema & object);
   });
+}
+
+let payloadAjv: Ajv | null = null;
+
+/**
+ * A check of values against a request body schema, exactly as the API checks JSON bodies (formats,
+ * free-form limits, date-times normalized in place), for input that arrives another way: each row of a
+ * CSV import is held to the schema of the JSON operation that creates the same object. The check answers
+ * the first violation in the API's wording (`Property .price should be integer`), or null.
+ */
+export function compilePayloadCheck(schema: object): (value: unknown) => string | null {
+  payloadAjv ??= makeAjv({ coerceTypes: false });
+  const validate = compileNormalizing(payloadAjv, schema);
+  return (value) => {
+    if (validate(value)) return null;
+    return describeValidationError(validate.errors ?? [], 'body');
+  };
 }
 
 const SEGMENT_CHARACTERS = 40;

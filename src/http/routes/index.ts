@@ -1,6 +1,7 @@
 import type { RouteContext, TypedApp } from '../../app.ts';
 import { registerAsyncActionRoutes } from './async-actions/async-actions.ts';
 import { registerBulkRoutes } from './bulk/bulk.ts';
+import { registerCsvImportRoutes } from './csv-imports/csv-imports.ts';
 import { registerCustomEventRoutes } from './custom-events/custom-events.ts';
 import { registerMetadataSchemaRoutes } from './metadata-schemas/metadata-schemas.ts';
 import { registerWebhookRoutes } from './webhooks/webhooks.ts';
@@ -42,6 +43,7 @@ export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<
   registerCustomEventRoutes(app, ctx);
   registerMetadataSchemaRoutes(app, ctx);
   registerBulkRoutes(app, ctx);
+  registerCsvImportRoutes(app, ctx);
   registerExportRoutes(app, ctx);
   registerPromotionRoutes(app, ctx);
   registerRedemptionRoutes(app, ctx);

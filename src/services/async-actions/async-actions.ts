@@ -4,6 +4,8 @@ import { queryInstant } from '../../domain/time/query-instant.ts';
 import { findAsyncActionJob, listAsyncActionJobs, type JobRow } from '../../store/jobs.ts';
 import { fromJson } from '../../store/json.ts';
 import type { Actor, Deps } from '../context.ts';
+import { isCsvImportKind } from '../csv-imports/importers.ts';
+import { csvImportResult } from '../csv-imports/run-import.ts';
 
 // Jobs as the API shows them: async actions (platform reference 8). A job's kind is the action type.
 
@@ -42,7 +44,10 @@ function toAsyncAction(row: JobRow, withResult: boolean): AsyncAction {
 export async function getAsyncAction(deps: Deps, actor: Actor, id: string): Promise<AsyncAction> {
   const row = await findAsyncActionJob(deps.db, actor.projectId, id);
   if (!row) throw errors.notFound('async_action', id);
-  return toAsyncAction(row, true);
+  const action = toAsyncAction(row, true);
+  // A CSV import keeps the rows it rejected in their own table (any number of them), not in the result.
+  if (isCsvImportKind(row.kind)) return { ...action, result: await csvImportResult(deps.db, actor.projectId, row.id, row.kind, action.result ?? null) };
+  return action;
 }
 
 /** Newest first; `end_date` pages back in time (actions scheduled before it). */

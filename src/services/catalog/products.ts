@@ -92,51 +92,56 @@ function skuPatch(input: UpdateSkuInput): Updateable<SkusTable> {
 
 /** POST /v1/products: creates a product, or updates the live one named by `id` or `source_id`. */
 export async function upsertProduct(deps: Deps, actor: Actor, input: CreateProductInput): Promise<ProductObject> {
+  return retryOnUniqueViolation(
+    () => inTransaction(deps, (tx) => upsertProductIn(tx, deps, actor, input)),
+    () => errors.duplicate('product', 'source_id', input.source_id ?? ''),
+  );
+}
+
+/**
+ * `upsertProduct` inside the caller's transaction (a CSV import applies many rows in one). A concurrent
+ * create of the same source_id surfaces as a unique violation; the caller decides whether to run again.
+ */
+export async function upsertProductIn(tx: Tx, deps: Deps, actor: Actor, input: CreateProductInput): Promise<ProductObject> {
   const id = input.id ?? null;
   const sourceId = input.source_id ?? null;
-  return retryOnUniqueViolation(
-    () =>
-      inTransaction(deps, async (tx) => {
-        let existing: ProductRow | undefined;
-        if (id !== null) {
-          // Ids are assigned by us; an unknown one cannot name a product to create.
-          existing = await store.findLiveProductById(tx, actor.projectId, id);
-          if (!existing) throw errors.notFound('product', id);
-        } else if (sourceId !== null) {
-          existing = await store.findLiveProductBySourceId(tx, actor.projectId, sourceId);
-        }
-        const now = deps.clock.now().toISOString();
-        if (existing) {
-          if (input.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'product', input.metadata);
-          const renames = id !== null && input.source_id !== undefined && input.source_id !== existing.source_id;
-          const patch = { ...productPatch(input), ...(renames ? { source_id: sourceId } : {}), updated_at: now };
-          if (!(await store.updateLiveProduct(tx, actor.projectId, existing.id, patch))) {
-            throw errors.notFound('product', id ?? existing.id);
-          }
-          return recordProductUpdated(deps, actor, tx, {
-            product_id: existing.id,
-            changes: { ...productChanges(input), ...(renames ? { source_id: sourceId } : {}) },
-          });
-        }
-        await assertMetadata(tx, actor.projectId, 'product', input.metadata);
-        const newId = deps.ids.next('prod');
-        await store.insertProduct(tx, {
-          id: newId,
-          project_id: actor.projectId,
-          source_id: sourceId,
-          name: input.name ?? null,
-          price: input.price ?? null,
-          attributes: toJson(input.attributes ?? []),
-          metadata: toJson(input.metadata ?? {}),
-          image_url: input.image_url ?? null,
-          created_at: now,
-          updated_at: null,
-          binned_at: null,
-        });
-        return recordProductCreated(deps, actor, tx, newId);
-      }),
-    () => errors.duplicate('product', 'source_id', sourceId ?? ''),
-  );
+  let existing: ProductRow | undefined;
+  if (id !== null) {
+    // Ids are assigned by us; an unknown one cannot name a product to create.
+    existing = await store.findLiveProductById(tx, actor.projectId, id);
+    if (!existing) throw errors.notFound('product', id);
+  } else if (sourceId !== null) {
+    existing = await store.findLiveProductBySourceId(tx, actor.projectId, sourceId);
+  }
+  const now = deps.clock.now().toISOString();
+  if (existing) {
+    if (input.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'product', input.metadata);
+    const renames = id !== null && input.source_id !== undefined && input.source_id !== existing.source_id;
+    const patch = { ...productPatch(input), ...(renames ? { source_id: sourceId } : {}), updated_at: now };
+    if (!(await store.updateLiveProduct(tx, actor.projectId, existing.id, patch))) {
+      throw errors.notFound('product', id ?? existing.id);
+    }
+    return recordProductUpdated(deps, actor, tx, {
+      product_id: existing.id,
+      changes: { ...productChanges(input), ...(renames ? { source_id: sourceId } : {}) },
+    });
+  }
+  await assertMetadata(tx, actor.projectId, 'product', input.metadata);
+  const newId = deps.ids.next('prod');
+  await store.insertProduct(tx, {
+    id: newId,
+    project_id: actor.projectId,
+    source_id: sourceId,
+    name: input.name ?? null,
+    price: input.price ?? null,
+    attributes: toJson(input.attributes ?? []),
+    metadata: toJson(input.metadata ?? {}),
+    image_url: input.image_url ?? null,
+    created_at: now,
+    updated_at: null,
+    binned_at: null,
+  });
+  return recordProductCreated(deps, actor, tx, newId);
 }
 
 /**
@@ -277,49 +282,51 @@ async function findSkuOfProduct(tx: Tx, projectId: string, product: ProductRow, 
 
 /** POST /v1/products/{id}/skus: creates a SKU, or updates the product's live SKU named by `id` or `source_id`. */
 export async function upsertSku(deps: Deps, actor: Actor, productIdOrSourceId: string, input: CreateSkuInput): Promise<SkuObject> {
+  return retryOnUniqueViolation(
+    () => inTransaction(deps, (tx) => upsertSkuIn(tx, deps, actor, productIdOrSourceId, input)),
+    () => errors.duplicate('sku', 'source_id', input.source_id ?? ''),
+  );
+}
+
+/** `upsertSku` inside the caller's transaction; a unique violation is the caller's to handle, as above. */
+export async function upsertSkuIn(tx: Tx, deps: Deps, actor: Actor, productIdOrSourceId: string, input: CreateSkuInput): Promise<SkuObject> {
   const id = input.id ?? null;
   const sourceId = input.source_id ?? null;
-  return retryOnUniqueViolation(
-    () =>
-      inTransaction(deps, async (tx) => {
-        const product = await store.lockLiveProduct(tx, actor.projectId, productIdOrSourceId);
-        if (!product) throw errors.notFound('product', productIdOrSourceId);
-        let existing: SkuRow | undefined;
-        if (id !== null) {
-          existing = await store.findLiveSkuById(tx, actor.projectId, id);
-          if (!existing || existing.product_id !== product.id) throw errors.notFound('sku', id);
-        } else if (sourceId !== null) {
-          existing = await store.findLiveSkuBySourceId(tx, actor.projectId, sourceId);
-          // SKU source ids are unique across the project; one held by another product's SKU is a conflict.
-          if (existing && existing.product_id !== product.id) throw errors.duplicate('sku', 'source_id', sourceId);
-        }
-        const now = deps.clock.now().toISOString();
-        if (existing) {
-          const renames = id !== null && input.source_id !== undefined && input.source_id !== existing.source_id;
-          const patch = { ...skuPatch(input), ...(renames ? { source_id: sourceId } : {}), updated_at: now };
-          if (!(await store.updateLiveSku(tx, actor.projectId, existing.id, patch))) throw errors.notFound('sku', id ?? existing.id);
-          return recordSkuChange(deps, actor, tx, existing.id, 'sku.updated');
-        }
-        const newId = deps.ids.next('sku');
-        await store.insertSku(tx, {
-          id: newId,
-          project_id: actor.projectId,
-          product_id: product.id,
-          source_id: sourceId,
-          sku: input.sku ?? null,
-          price: input.price ?? null,
-          currency: input.currency ?? null,
-          attributes: toJson(input.attributes ?? {}),
-          metadata: toJson(input.metadata ?? {}),
-          image_url: input.image_url ?? null,
-          created_at: now,
-          updated_at: null,
-          binned_at: null,
-        });
-        return recordSkuChange(deps, actor, tx, newId, 'sku.created');
-      }),
-    () => errors.duplicate('sku', 'source_id', sourceId ?? ''),
-  );
+  const product = await store.lockLiveProduct(tx, actor.projectId, productIdOrSourceId);
+  if (!product) throw errors.notFound('product', productIdOrSourceId);
+  let existing: SkuRow | undefined;
+  if (id !== null) {
+    existing = await store.findLiveSkuById(tx, actor.projectId, id);
+    if (!existing || existing.product_id !== product.id) throw errors.notFound('sku', id);
+  } else if (sourceId !== null) {
+    existing = await store.findLiveSkuBySourceId(tx, actor.projectId, sourceId);
+    // SKU source ids are unique across the project; one held by another product's SKU is a conflict.
+    if (existing && existing.product_id !== product.id) throw errors.duplicate('sku', 'source_id', sourceId);
+  }
+  const now = deps.clock.now().toISOString();
+  if (existing) {
+    const renames = id !== null && input.source_id !== undefined && input.source_id !== existing.source_id;
+    const patch = { ...skuPatch(input), ...(renames ? { source_id: sourceId } : {}), updated_at: now };
+    if (!(await store.updateLiveSku(tx, actor.projectId, existing.id, patch))) throw errors.notFound('sku', id ?? existing.id);
+    return recordSkuChange(deps, actor, tx, existing.id, 'sku.updated');
+  }
+  const newId = deps.ids.next('sku');
+  await store.insertSku(tx, {
+    id: newId,
+    project_id: actor.projectId,
+    product_id: product.id,
+    source_id: sourceId,
+    sku: input.sku ?? null,
+    price: input.price ?? null,
+    currency: input.currency ?? null,
+    attributes: toJson(input.attributes ?? {}),
+    metadata: toJson(input.metadata ?? {}),
+    image_url: input.image_url ?? null,
+    created_at: now,
+    updated_at: null,
+    binned_at: null,
+  });
+  return recordSkuChange(deps, actor, tx, newId, 'sku.created');
 }
 
 export async function getSku(deps: Deps, projectId: string, idOrSourceId: string): Promise<SkuObject> {

@@ -180,22 +180,25 @@ export async function resolveCustomer(
  * one creates it, the other updates it.
  */
 export async function upsertCustomer(deps: Deps, actor: Actor, input: CustomerInput): Promise<CustomerObject> {
+  return inTransaction(deps, (tx) => upsertCustomerIn(tx, deps, actor, input));
+}
+
+/** `upsertCustomer` inside the caller's transaction (a CSV import applies many rows in one). */
+export async function upsertCustomerIn(tx: Tx, deps: Deps, actor: Actor, input: CustomerInput): Promise<CustomerObject> {
   const fields = fieldsOf(input);
-  return inTransaction(deps, async (tx) => {
-    if (input.id) {
-      // The vendor ignores source_id when id is given, so it is neither matched nor written.
-      const row = await store.findLiveCustomerById(tx, actor.projectId, input.id);
-      if (!row) throw errors.notFound('customer', input.id);
-      return applyCustomerUpdate(tx, deps, actor, row, fields);
-    }
-    const sourceId = input.source_id ?? null;
-    if (sourceId !== null) {
-      const existing = await store.findLiveCustomerBySourceId(tx, actor.projectId, sourceId);
-      if (existing) return applyCustomerUpdate(tx, deps, actor, existing, fields);
-    }
-    const { row, created } = await insertOrFindWinner(tx, deps, actor, sourceId, fields);
-    return created ? store.renderCustomer(tx, actor.projectId, row) : applyCustomerUpdate(tx, deps, actor, row, fields);
-  });
+  if (input.id) {
+    // The vendor ignores source_id when id is given, so it is neither matched nor written.
+    const row = await store.findLiveCustomerById(tx, actor.projectId, input.id);
+    if (!row) throw errors.notFound('customer', input.id);
+    return applyCustomerUpdate(tx, deps, actor, row, fields);
+  }
+  const sourceId = input.source_id ?? null;
+  if (sourceId !== null) {
+    const existing = await store.findLiveCustomerBySourceId(tx, actor.projectId, sourceId);
+    if (existing) return applyCustomerUpdate(tx, deps, actor, existing, fields);
+  }
+  const { row, created } = await insertOrFindWinner(tx, deps, actor, sourceId, fields);
+  return created ? store.renderCustomer(tx, actor.projectId, row) : applyCustomerUpdate(tx, deps, actor, row, fields);
 }
 
 /**

@@ -1,0 +1,162 @@
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { RouteContext, TypedApp } from '../../../app.ts';
+import { DomainError, domainError } from '../../../domain/errors.ts';
+import { CsvUpload } from '../../../services/csv-imports/upload.ts';
+import {
+  CAMPAIGN_VOUCHERS_IMPORT_CSV,
+  CUSTOMERS_IMPORT_CSV,
+  PRODUCTS_IMPORT_CSV,
+  SKUS_IMPORT_CSV,
+  VOUCHERS_IMPORT_CSV,
+  type CsvImportKind,
+} from '../../../services/csv-imports/importers.ts';
+import { actorOf } from '../../plugins/auth.ts';
+import { AsyncActionCreated } from '../../schemas/bulk.ts';
+import { errorResponses } from '../../schemas/common.ts';
+import { CampaignCsvImportParams, CSV_IMPORT_MAX_BYTES, CsvImportBody, VouchersCsvImportBody } from '../../schemas/csv-imports.ts';
+
+// `POST …/importCSV` (the vendor's CSV imports): the only routes that take multipart/form-data. They live
+// in their own Fastify scope, where the multipart parser is registered and every other content type is a
+// 400; everywhere else multipart stays refused with 415 (src/http/plugins/body-parsers.ts). The file part
+// is streamed into the database as it arrives (src/services/csv-imports/upload.ts) and the answer is the
+// async action whose result lists the rows the import rejects. Status codes follow the vendor's
+// OpenAPI: 202 for customers and vouchers, 200 for products, SKUs and campaign vouchers.
+
+const MULTIPART_LIMITS = {
+  fileSize: CSV_IMPORT_MAX_BYTES,
+  files: 1,
+  fields: 20,
+  fieldSize: 64 * 1024,
+  fieldNameSize: 200,
+  parts: 21,
+  headerPairs: 50,
+};
+
+const SEND_A_FILE = 'Send the CSV file as multipart/form-data, in a file part named file';
+
+const tooLarge = () =>
+  domainError('payload_too_large', { details: `The CSV file is larger than the ${CSV_IMPORT_MAX_BYTES} bytes an import may have` });
+
+/** The multipart parser's own errors, in the standard error body. */
+function multipartError(error: unknown): DomainError | null {
+  if (error instanceof DomainError) return error;
+  if (!(error instanceof Error)) return null;
+  const code = (error as { code?: unknown }).code;
+  switch (code) {
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return tooLarge();
+    case 'FST_FILES_LIMIT':
+      return domainError('invalid_payload', { details: 'Send one file: the request holds more than one file part' });
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return domainError('invalid_payload', { details: `The form has too many parts; send the file and at most ${MULTIPART_LIMITS.fields} fields` });
+    case 'FST_PROTO_VIOLATION':
+    case 'FST_INVALID_JSON_FIELD_ERROR':
+      return domainError('invalid_payload', { details: `A form field is not accepted: ${error.message}` });
+    case 'FST_MP_PREMATURE_CLOSE':
+      return domainError('invalid_payload', { details: 'The request ended before the whole form arrived' });
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return domainError('invalid_payload', { details: SEND_A_FILE });
+    default:
+      break;
+  }
+  // busboy's complaints about the form itself (no boundary, a malformed part header, a form cut short).
+  if (/multipart|boundary|part|form/i.test(error.message)) {
+    return domainError('invalid_payload', { details: `The multipart/form-data body is malformed: ${error.message}` });
+  }
+  return null;
+}
+
+/** Room for the form's own bytes (boundaries, part headers, fields) around the file. */
+const FORM_OVERHEAD_BYTES = MULTIPART_LIMITS.fields * MULTIPART_LIMITS.fieldSize + 64 * 1024;
+
+async function receive(ctx: RouteContext, request: FastifyRequest, kind: CsvImportKind, campaignRef?: string) {
+  if (!request.isMultipart()) throw domainError('invalid_payload', { details: SEND_A_FILE });
+  // A body announced larger than any acceptable form is refused before a byte of it is parsed.
+  const announced = Number(request.headers['content-length']);
+  if (Number.isFinite(announced) && announced > CSV_IMPORT_MAX_BYTES + FORM_OVERHEAD_BYTES) throw tooLarge();
+  const upload = await CsvUpload.open(ctx.deps, actorOf(request), kind, campaignRef);
+  try {
+    for await (const part of request.parts()) {
+      // Form fields (the vendor's `webhooks_enable`) change nothing here; the first file part is the CSV.
+      if (part.type !== 'file') continue;
+      // Past the size limit the parser cuts the file short; stop reading it there rather than import a part.
+      part.file.once('limit', () => part.file.destroy(tooLarge()));
+      await upload.stage(part.file);
+      if (part.file.truncated) throw tooLarge();
+    }
+    if (!upload.staged) throw domainError('invalid_payload', { details: SEND_A_FILE });
+    return await upload.enqueue();
+  } catch (error) {
+    await upload.discard();
+    // The rest of the body may still be on its way: read it into nothing, so the client, still sending,
+    // gets the answer (rather than a reset connection). PUNCHCARD_REQUEST_TIMEOUT_MS bounds how long.
+    request.raw.unpipe();
+    request.raw.resume();
+    throw multipartError(error) ?? error;
+  }
+}
+
+export function registerCsvImportRoutes(app: TypedApp, ctx: RouteContext): void {
+  app.register(async (instance) => {
+    const scope = instance.withTypeProvider<TypeBoxTypeProvider>();
+    // Only multipart/form-data is parsed here; any other body is refused in the standard error body.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(domainError('invalid_payload', { details: SEND_A_FILE }), undefined));
+    await scope.register(multipart, { limits: MULTIPART_LIMITS });
+
+    const config = { bulk: true, streamedBody: true };
+    const route = <P extends object>(operationId: string, tags: string[], summary: string, status: 200 | 202, extra: P) => ({
+      config,
+      schema: {
+        tags,
+        operationId,
+        summary,
+        consumes: ['multipart/form-data'],
+        body: CsvImportBody,
+        ...extra,
+        response: { [status]: AsyncActionCreated, ...errorResponses(404, 413, 429) },
+      },
+    });
+
+    scope.post(
+      '/v1/customers/importCSV',
+      route('importCustomersUsingCsv', ['Customers'], 'Create or update customers from a CSV file in the background (async action CUSTOMERS.IMPORT_CSV)', 202, {}),
+      async (request, reply) => reply.code(202).send(await receive(ctx, request, CUSTOMERS_IMPORT_CSV)),
+    );
+
+    scope.post(
+      '/v1/products/importCSV',
+      route('importProductsUsingCsv', ['Products'], 'Create products, or rename existing ones, from a CSV file in the background (async action PRODUCTS.IMPORT_CSV)', 200, {}),
+      async (request, reply) => reply.code(200).send(await receive(ctx, request, PRODUCTS_IMPORT_CSV)),
+    );
+
+    scope.post(
+      '/v1/skus/importCSV',
+      route('importSkusUsingCsv', ['Products'], 'Create SKUs, or update their name and price, from a CSV file in the background (async action SKUS.IMPORT_CSV)', 200, {}),
+      async (request, reply) => reply.code(200).send(await receive(ctx, request, SKUS_IMPORT_CSV)),
+    );
+
+    scope.post(
+      '/v1/vouchers/importCSV',
+      route('importVouchersUsingCsv', ['Vouchers'], 'Create standalone vouchers from a CSV file in the background (async action VOUCHERS.IMPORT_CSV)', 202, {
+        body: VouchersCsvImportBody,
+      }),
+      async (request, reply) => reply.code(202).send(await receive(ctx, request, VOUCHERS_IMPORT_CSV)),
+    );
+
+    scope.post(
+      '/v1/campaigns/:campaignId/importCSV',
+      route(
+        'importVouchersToCampaignUsingCsv',
+        ['Campaigns'],
+        'Add vouchers with the given codes to a campaign from a CSV file in the background (async action CAMPAIGN.VOUCHERS_IMPORT_CSV)',
+        200,
+        { params: CampaignCsvImportParams },
+      ),
+      async (request, reply) => reply.code(200).send(await receive(ctx, request, CAMPAIGN_VOUCHERS_IMPORT_CSV, request.params.campaignId)),
+    );
+  });
+}

@@ -1,0 +1,160 @@
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CsvError, parse, type Info } from 'csv-parse';
+import { domainError, errors } from '../../domain/errors.ts';
+import type { Insertable } from 'kysely';
+import { beginUpload, discardUpload, endUpload, stageRows, abandonedUploads } from '../../store/csv-imports.ts';
+import { enqueueJob } from '../../store/jobs.ts';
+import type { CsvImportRowsTable } from '../../store/schema.ts';
+import { inTransaction, type Actor, type Deps } from '../context.ts';
+import { codeBearingCampaign } from '../vouchers/vouchers.ts';
+import { CAMPAIGN_VOUCHERS_IMPORT_CSV, importerFor, planColumns, type CsvImportKind, type CsvImportPayload } from './importers.ts';
+
+// Receiving a CSV import. The file is parsed (csv-parse) while it arrives and its records are written to
+// the staging table in batches, so the request holds one batch at a time, never the file; the parser's
+// backpressure slows the upload down to the pace of the database. Only when the whole file has arrived
+// and parsed is the import job enqueued, in one transaction with the end of the upload: a file that is
+// refused (not CSV, too large, a bad header) or broken off leaves nothing behind, and nothing of it is
+// imported. The rows are checked one by one later, by the job (run-import.ts).
+
+/** Records per insert while staging, or fewer when they add up to STAGE_BATCH_CHARS. */
+const STAGE_BATCH_ROWS = 500;
+const STAGE_BATCH_CHARS = 1024 * 1024;
+/** Longest record (characters); a longer one refuses the file rather than filling the memory. */
+export const MAX_RECORD_CHARS = 1024 * 1024;
+/** A mark older than this belongs to an upload whose process died; it is purged with its rows. */
+export const ABANDONED_UPLOAD_MS = 24 * 3600_000;
+
+interface ParsedRecord {
+  record: string[];
+  info: Info;
+}
+
+/** One upload: open it (the target is checked), stage the file, then enqueue it or discard it. */
+export class CsvUpload {
+  readonly #deps: Deps;
+  readonly #actor: Actor;
+  readonly #kind: CsvImportKind;
+  readonly #campaignId: string | null;
+  readonly #id: string;
+  #begun = false;
+  #enqueued = false;
+  #header: string[] | null = null;
+  #rows = 0;
+
+  private constructor(deps: Deps, actor: Actor, kind: CsvImportKind, campaignId: string | null) {
+    this.#deps = deps;
+    this.#actor = actor;
+    this.#kind = kind;
+    this.#campaignId = campaignId;
+    this.#id = deps.ids.next('aa');
+  }
+
+  /** An upload for `kind`; a campaign import names its campaign (id or name), which must take vouchers. */
+  static async open(deps: Deps, actor: Actor, kind: CsvImportKind, campaignRef?: string): Promise<CsvUpload> {
+    let campaignId: string | null = null;
+    if (kind === CAMPAIGN_VOUCHERS_IMPORT_CSV) {
+      if (campaignRef === undefined) throw new Error('a campaign voucher import needs its campaign');
+      campaignId = (await codeBearingCampaign(deps.db, actor.projectId, campaignRef)).id;
+    }
+    return new CsvUpload(deps, actor, kind, campaignId);
+  }
+
+  get staged(): boolean {
+    return this.#header !== null;
+  }
+
+  /** Parses `file` and stages its records; the file's header is checked as soon as it is read. */
+  async stage(file: Readable): Promise<void> {
+    if (this.#begun) throw errors.invalidPayload('Send one file: the request holds more than one file part');
+    const { db } = this.#deps;
+    const { projectId } = this.#actor;
+    await beginUpload(db, { id: this.#id, projectId, kind: this.#kind, at: this.#deps.clock.now().toISOString() });
+    this.#begun = true;
+
+    const importer = importerFor(this.#kind);
+    let batch: Array<Insertable<CsvImportRowsTable>> = [];
+    let batchChars = 0;
+    const flush = async () => {
+      await stageRows(db, batch);
+      batch = [];
+      batchChars = 0;
+    };
+    // csv-parse counts the line a record ends on and the blank lines it skipped; a record starts on the
+    // line after the previous one ended, past the blank lines in between.
+    let endedOn = 0;
+    let blankLines = 0;
+    const parser = parse({
+      bom: true,
+      info: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      record_delimiter: ['\r\n', '\n', '\r'],
+      max_record_size: MAX_RECORD_CHARS,
+    });
+    try {
+      await pipeline(file, parser, async (records: AsyncIterable<ParsedRecord>) => {
+        for await (const { record, info } of records) {
+          const line = endedOn + 1 + (info.empty_lines - blankLines);
+          endedOn = info.lines;
+          blankLines = info.empty_lines;
+          if (record.every((cell) => cell.trim() === '')) continue;
+          if (this.#header === null) {
+            planColumns(importer, record);
+            this.#header = record;
+            continue;
+          }
+          this.#rows += 1;
+          const cells = JSON.stringify(record);
+          batch.push({ project_id: projectId, import_id: this.#id, row_no: this.#rows, line, cells });
+          batchChars += cells.length;
+          if (batch.length >= STAGE_BATCH_ROWS || batchChars >= STAGE_BATCH_CHARS) await flush();
+        }
+        await flush();
+      });
+    } catch (error) {
+      if (error instanceof CsvError) throw errors.invalidPayload(`The file is not valid CSV: ${error.message}`);
+      throw error;
+    }
+    if (this.#header === null) throw errors.invalidPayload('The file is empty: its first line must name the columns');
+  }
+
+  /** Hands the staged file to the worker; answers the async action that reports on it. */
+  async enqueue(): Promise<{ async_action_id: string }> {
+    if (this.#header === null) {
+      throw domainError('invalid_payload', { details: 'Send the CSV file as multipart/form-data, in a file part named file' });
+    }
+    const payload: CsvImportPayload = { header: this.#header, rows: this.#rows, source: this.#actor.source, campaign_id: this.#campaignId };
+    await inTransaction(this.#deps, async (tx) => {
+      await enqueueJob(tx, {
+        id: this.#id,
+        projectId: this.#actor.projectId,
+        kind: this.#kind,
+        payload,
+        requestId: this.#actor.requestId,
+        now: this.#deps.clock.now().toISOString(),
+      });
+      await endUpload(tx, this.#actor.projectId, this.#id);
+    });
+    this.#enqueued = true;
+    return { async_action_id: this.#id };
+  }
+
+  /** Deletes whatever was staged of an upload that is not enqueued. */
+  async discard(): Promise<void> {
+    if (!this.#begun || this.#enqueued) return;
+    await discardUpload(this.#deps.db, this.#actor.projectId, this.#id);
+  }
+}
+
+/** Deletes uploads whose process died while receiving them, with their staged rows (worker housekeeping). */
+export async function purgeAbandonedUploads(deps: Deps): Promise<number> {
+  const before = new Date(deps.clock.now().getTime() - ABANDONED_UPLOAD_MS).toISOString();
+  let purged = 0;
+  for (;;) {
+    const uploads = await abandonedUploads(deps.db, before, 100);
+    for (const upload of uploads) await inTransaction(deps, (tx) => discardUpload(tx, upload.project_id, upload.id));
+    purged += uploads.length;
+    if (uploads.length < 100) return purged;
+  }
+}
