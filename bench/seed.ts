@@ -104,7 +104,13 @@ export async function seedBulk(bulk: Bulk, fixtures: Fixtures, capture: Template
     [projectId, projectId, tCustomerId],
   );
   const tOrder = one(await bulk.query('select * from orders where project_id = ? and customer_id = ?', [projectId, tCustomerId]), 'template order');
-  const tTier = one(await bulk.query('select * from promotion_tiers where id = ?', [fixtures.promotion.tierId]), 'tier');
+  const tTier = one(
+    await bulk.query(
+      'select coalesce(sum(redeemed), 0) as redeemed, coalesce(sum(orders_amount), 0) as orders_amount, coalesce(sum(discount_amount), 0) as discount_amount from promotion_tier_counts where tier_id = ?',
+      [fixtures.promotion.tierId],
+    ),
+    'tier summary',
+  );
   const parent = tRedemptions.find((r) => r.parent_id === null);
   const children = tRedemptions.filter((r) => r.parent_id !== null);
   if (!parent || children.length !== 2) throw new Error(`template redemption has ${tRedemptions.length} records, expected a parent and 2 children`);
@@ -260,9 +266,12 @@ export async function seedBulk(bulk: Bulk, fixtures: Fixtures, capture: Template
     await bulk.insert('redemption_snapshots', snapshotBatch);
     await bulk.insert('orders', orderBatch);
   });
+  // The tier's summary (migration 0030) grows by the template's share per cloned request, in shard 0.
   await bulk.query(
-    'update promotion_tiers set redeemed_count = redeemed_count + ?, orders_total_amount = orders_total_amount + ?, orders_total_discount_amount = orders_total_discount_amount + ? where id = ?',
-    [requests * num(tTier.redeemed_count), requests * num(tTier.orders_total_amount), requests * num(tTier.orders_total_discount_amount), fixtures.promotion.tierId],
+    `insert into promotion_tier_counts (project_id, tier_id, shard, redeemed, orders_amount, discount_amount) values (?, ?, 0, ?, ?, ?)
+      on conflict (project_id, tier_id, shard) do update set redeemed = promotion_tier_counts.redeemed + excluded.redeemed,
+        orders_amount = promotion_tier_counts.orders_amount + excluded.orders_amount, discount_amount = promotion_tier_counts.discount_amount + excluded.discount_amount`,
+    [projectId, fixtures.promotion.tierId, requests * num(tTier.redeemed), requests * num(tTier.orders_amount), requests * num(tTier.discount_amount)],
   );
   log(`  redemption history: ${requests} stacked requests = ${requests * tRedemptions.length} records + ${requests} orders (${((Date.now() - historyStarted) / 1000).toFixed(1)} s)`);
   // The list totals the engine keeps as it writes records (migration 0025), recounted as that migration does.
@@ -278,7 +287,7 @@ export async function seedBulk(bulk: Bulk, fixtures: Fixtures, capture: Template
     // What autovacuum would have done on a database that grew over months: planner statistics and the
     // visibility map (index-only scans).
     const vacuumStarted = Date.now();
-    for (const table of ['vouchers', 'customers', 'redemptions', 'redemption_snapshots', 'redemption_counts', 'orders', 'campaigns', 'promotion_tiers', 'voucher_transactions', 'loyalty_buckets', 'events']) {
+    for (const table of ['vouchers', 'customers', 'redemptions', 'redemption_snapshots', 'redemption_counts', 'orders', 'campaigns', 'promotion_tiers', 'promotion_tier_counts', 'voucher_transactions', 'loyalty_buckets', 'events']) {
       await bulk.exec(`vacuum analyze ${table}`);
     }
     log(`  vacuum analyze: ${((Date.now() - vacuumStarted) / 1000).toFixed(1)} s`);
@@ -305,7 +314,7 @@ export async function checkInvariants(bulk: Bulk, fixtures: Fixtures, projectId:
   const used = await value('select coalesce(sum(redeemed_quantity), 0) from vouchers where project_id = ? and campaign_id = ?', [projectId, fixtures.coupon.campaignId]);
   const voucherRecords = await value("select count(*) from redemptions where project_id = ? and related_object_type = 'voucher' and result = 'SUCCESS' and campaign_id = ?", [projectId, fixtures.coupon.campaignId]);
   if (used !== voucherRecords) problems.push(`coupons show ${used} uses but ${voucherRecords} redemption records`);
-  const tierCount = await value('select redeemed_count from promotion_tiers where id = ?', [fixtures.promotion.tierId]);
+  const tierCount = await value('select coalesce(sum(redeemed), 0) from promotion_tier_counts where tier_id = ?', [fixtures.promotion.tierId]);
   const tierRecords = await value("select count(*) from redemptions where project_id = ? and related_object_id = ? and result = 'SUCCESS'", [projectId, fixtures.promotion.tierId]);
   if (tierCount !== tierRecords) problems.push(`tier summary counts ${tierCount} but ${tierRecords} records exist`);
   const customerTotal = await value('select coalesce(sum(redemptions_total_succeeded), 0) from customers where project_id = ?', [projectId]);

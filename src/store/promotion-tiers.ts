@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { CampaignRow } from './campaigns.ts';
 import { isPostgres, type Db, type Executor } from './db.ts';
 import { prepared } from './prepared.ts';
+import { shardOf } from './shards.ts';
 import type { PromotionTiersTable, ValidationRuleAssignmentsTable } from './schema.ts';
 
 // Promotion tiers (promotions reference 4.1). A tier is visible only while its campaign is a live
@@ -37,9 +38,6 @@ const TIER_SELECTION = [
   't.validity_hours as t_validity_hours',
   't.recurring as t_recurring',
   't.category_id as t_category_id',
-  't.redeemed_count as t_redeemed_count',
-  't.orders_total_amount as t_orders_total_amount',
-  't.orders_total_discount_amount as t_orders_total_discount_amount',
   't.created_at as t_created_at',
   't.updated_at as t_updated_at',
 ] as const;
@@ -70,9 +68,6 @@ type JoinedRow = CampaignRow & {
   t_validity_hours: string | null;
   t_recurring: boolean | number;
   t_category_id: string | null;
-  t_redeemed_count: number;
-  t_orders_total_amount: number;
-  t_orders_total_discount_amount: number;
   t_created_at: string;
   t_updated_at: string | null;
 };
@@ -95,9 +90,6 @@ function split(row: JoinedRow): TierWithCampaign {
     t_validity_hours,
     t_recurring,
     t_category_id,
-    t_redeemed_count,
-    t_orders_total_amount,
-    t_orders_total_discount_amount,
     t_created_at,
     t_updated_at,
     ...campaign
@@ -120,9 +112,6 @@ function split(row: JoinedRow): TierWithCampaign {
       validity_hours: t_validity_hours,
       recurring: t_recurring,
       category_id: t_category_id,
-      redeemed_count: Number(t_redeemed_count),
-      orders_total_amount: Number(t_orders_total_amount),
-      orders_total_discount_amount: Number(t_orders_total_discount_amount),
       created_at: t_created_at,
       updated_at: t_updated_at,
     },
@@ -247,9 +236,6 @@ export async function tiersOfCampaigns(
     rows: rows.map(({ rank: _rank, ...row }) => ({
       ...row,
       hierarchy: Number(row.hierarchy),
-      redeemed_count: Number(row.redeemed_count),
-      orders_total_amount: Number(row.orders_total_amount),
-      orders_total_discount_amount: Number(row.orders_total_discount_amount),
     })),
     totals: new Map(counts.map((c) => [c.campaign_id, Number(c.n)])),
   };
@@ -373,6 +359,7 @@ export async function updateTier(db: Executor, projectId: string, id: string, pa
 }
 
 export async function deleteTierRow(db: Executor, projectId: string, id: string): Promise<boolean> {
+  await db.deleteFrom('promotion_tier_counts').where('project_id', '=', projectId).where('tier_id', '=', id).execute();
   const result = await db.deleteFrom('promotion_tiers').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
 }
@@ -386,23 +373,63 @@ export interface TierSummaryDelta {
   discountAmount: number;
 }
 
+/** A tier's summary (seed 2.9 `summary`): the sums of its count rows (migration 0030). */
+export interface TierSummary {
+  redeemed: number;
+  ordersAmount: number;
+  discountAmount: number;
+}
+
+export const EMPTY_TIER_SUMMARY: TierSummary = { redeemed: 0, ordersAmount: 0, discountAmount: 0 };
+
+/** Rows each tier's summary is spread over. */
+const TIER_COUNT_SHARDS = 16;
+
+const tierCountUpsert = prepared((db, p: { projectId: string; tierId: string; shard: number; redeemed: number; ordersAmount: number; discountAmount: number }) =>
+  db
+    .insertInto('promotion_tier_counts')
+    .values({ project_id: p.projectId, tier_id: p.tierId, shard: p.shard, redeemed: p.redeemed, orders_amount: p.ordersAmount, discount_amount: p.discountAmount })
+    .onConflict((oc) =>
+      oc.columns(['project_id', 'tier_id', 'shard']).doUpdateSet({
+        redeemed: sql<number>`promotion_tier_counts.redeemed + excluded.redeemed`,
+        orders_amount: sql<number>`promotion_tier_counts.orders_amount + excluded.orders_amount`,
+        discount_amount: sql<number>`promotion_tier_counts.discount_amount + excluded.discount_amount`,
+      }),
+    ),
+);
+
 /**
- * Moves a tier's summary (seed 2.9 `summary`) by relative amounts in one statement, inside the
- * redemption's transaction: the redemption engine calls it for each tier it redeems, and with negated
- * amounts when it rolls one back. Answers false when the tier no longer exists.
+ * Moves a tier's summary by relative amounts: the redemption engine adds each tier it redeems, and
+ * subtracts when one is rolled back. One upsert into one of the tier's count rows, picked from `groupId`
+ * (the request's parent or rollback id), so concurrent redemptions of a tier seldom wait for each other
+ * on PostgreSQL. Callers run it last in their transaction, so even that wait holds nothing else.
  */
-export async function addToTierSummary(db: Executor, projectId: string, tierId: string, delta: TierSummaryDelta): Promise<boolean> {
-  const result = await db
-    .updateTable('promotion_tiers')
-    .set({
-      redeemed_count: sql<number>`redeemed_count + ${delta.redeemed}`,
-      orders_total_amount: sql<number>`orders_total_amount + ${delta.orderAmount}`,
-      orders_total_discount_amount: sql<number>`orders_total_discount_amount + ${delta.discountAmount}`,
-    })
-    .where('project_id', '=', projectId)
-    .where('id', '=', tierId)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+export async function addToTierSummary(db: Executor, projectId: string, tierId: string, groupId: string, delta: TierSummaryDelta): Promise<void> {
+  await tierCountUpsert.run(db, { projectId, tierId, shard: shardOf(groupId, TIER_COUNT_SHARDS), redeemed: delta.redeemed, ordersAmount: delta.orderAmount, discountAmount: delta.discountAmount });
+}
+
+const tierSummaries = prepared((db, p: { projectId: string; tierIds: string[] }) =>
+  db
+    .selectFrom('promotion_tier_counts')
+    .select((eb) => [
+      'tier_id',
+      eb.fn.sum<number>('redeemed').as('redeemed'),
+      eb.fn.sum<number>('orders_amount').as('orders_amount'),
+      eb.fn.sum<number>('discount_amount').as('discount_amount'),
+    ])
+    .where('project_id', '=', p.projectId)
+    .where('tier_id', 'in', p.tierIds)
+    .groupBy('tier_id'),
+);
+
+/** The summaries of several tiers in one query; a tier never redeemed has none (EMPTY_TIER_SUMMARY). */
+export async function findTierSummaries(db: Executor, projectId: string, tierIds: readonly string[]): Promise<Map<string, TierSummary>> {
+  const out = new Map<string, TierSummary>();
+  if (tierIds.length === 0) return out;
+  for (const row of await tierSummaries.all(db, { projectId, tierIds: [...new Set(tierIds)] })) {
+    out.set(row.tier_id, { redeemed: Number(row.redeemed), ordersAmount: Number(row.orders_amount), discountAmount: Number(row.discount_amount) });
+  }
+  return out;
 }
 
 /**
@@ -461,6 +488,7 @@ export async function deleteCampaignPromotions(db: Executor, projectId: string, 
     .execute();
   await db.deleteFrom('promotion_stack_tiers').where('project_id', '=', projectId).where('stack_id', 'in', stackIds).execute();
   await db.deleteFrom('promotion_stacks').where('project_id', '=', projectId).where('campaign_id', '=', campaignId).execute();
+  await db.deleteFrom('promotion_tier_counts').where('project_id', '=', projectId).where('tier_id', 'in', tierIds).execute();
   const result = await db.deleteFrom('promotion_tiers').where('project_id', '=', projectId).where('campaign_id', '=', campaignId).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -3,6 +3,7 @@ import type { Executor } from './db.ts';
 import { clearTrackingIdOfErased } from './erased-tracking.ts';
 import { fromJson, toJson } from './json.ts';
 import { prepared } from './prepared.ts';
+import { shardOf } from './shards.ts';
 import type { Database, RedemptionSnapshotsTable, RedemptionsTable } from './schema.ts';
 
 // Redemption records (`r_…`, `rf_…`) and rollback records (`rr_…`, `rrf_…`), the customer redemption
@@ -37,19 +38,7 @@ export async function insertRedemption(db: Executor, row: NewRedemptionRow): Pro
   await insertSnapshotsRow.run(db, {
     row: { redemption_id: record.id, project_id: record.project_id, order_snapshot, customer_snapshot, voucher_snapshot, promotion_tier_snapshot, reward_snapshot },
   });
-  await countRecord.run(db, { projectId: record.project_id, campaignName: record.campaign_name ?? '', result: record.result, shard: shardOf(record.parent_id ?? record.id) });
-}
-
-/**
- * The count row a record adds to, from its request's parent id (or its own): two transactions counting
- * records of one campaign seldom need the same row, and the records of one request, which may count
- * under one campaign twice, always use the same row, so they cannot end up waiting on each other's
- * transactions in opposite orders.
- */
-function shardOf(groupId: string): number {
-  let hash = 0;
-  for (let i = 0; i < groupId.length; i++) hash = (Math.imul(hash, 31) + groupId.charCodeAt(i)) | 0;
-  return (hash >>> 0) % COUNT_SHARDS;
+  await countRecord.run(db, { projectId: record.project_id, campaignName: record.campaign_name ?? '', result: record.result, shard: shardOf(record.parent_id ?? record.id, COUNT_SHARDS) });
 }
 
 /**

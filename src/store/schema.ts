@@ -811,11 +811,18 @@ export interface PromotionTiersTable {
   /** Whether a recurring limit (timeframe, days, hours) is set. */
   recurring: Bool;
   category_id: string | null;
-  redeemed_count: Counter;
-  orders_total_amount: Counter;
-  orders_total_discount_amount: Counter;
   created_at: Timestamp;
   updated_at: Timestamp | null;
+}
+
+/** A tier's summary, spread over shards (migration 0030); the summary is the sum of its rows. */
+export interface PromotionTierCountsTable {
+  project_id: string;
+  tier_id: string;
+  shard: number;
+  redeemed: Counter;
+  orders_amount: Counter;
+  discount_amount: Counter;
 }
 
 export interface PromotionStacksTable {
@@ -960,6 +967,7 @@ export interface Database {
   csv_import_rows: CsvImportRowsTable;
   csv_import_failures: CsvImportFailuresTable;
   promotion_tiers: PromotionTiersTable;
+  promotion_tier_counts: PromotionTierCountsTable;
   promotion_stacks: PromotionStacksTable;
   promotion_stack_tiers: PromotionStackTiersTable;
   redemption_locks: RedemptionLocksTable;

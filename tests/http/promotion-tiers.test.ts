@@ -200,12 +200,14 @@ describe('promotion tiers', () => {
     assert.equal(tier.updated_at, null);
     assert.equal(tier.banner, 'Weekday deal');
 
-    // The redemption engine moves the summary by relative amounts.
-    assert.equal(await addToTierSummary(t.deps.db, t.projectId, id, { redeemed: 1, orderAmount: 12000, discountAmount: 500 }), true);
-    assert.equal(await addToTierSummary(t.deps.db, t.projectId, id, { redeemed: 1, orderAmount: 8000, discountAmount: 400 }), true);
+    // The redemption engine moves the summary by relative amounts, spread over count rows by request.
+    await addToTierSummary(t.deps.db, t.projectId, id, 'r_request_a', { redeemed: 1, orderAmount: 12000, discountAmount: 500 });
+    await addToTierSummary(t.deps.db, t.projectId, id, 'r_request_b', { redeemed: 1, orderAmount: 8000, discountAmount: 400 });
+    await addToTierSummary(t.deps.db, t.projectId, id, 'r_request_a', { redeemed: 1, orderAmount: 1000, discountAmount: 100 });
+    // Another project's counts under the same tier id never reach this tier's summary.
+    await addToTierSummary(t.deps.db, 'proj_other', id, 'r_request_c', { redeemed: 5, orderAmount: 5, discountAmount: 5 });
     const after: Json = await t.sdk().promotions.tiers.get(id);
-    assert.deepEqual(after.summary, { redemptions: { total_redeemed: 2 }, orders: { total_amount: 20000, total_discount_amount: 900 } });
-    assert.equal(await addToTierSummary(t.deps.db, 'proj_other', id, { redeemed: 1, orderAmount: 1, discountAmount: 1 }), false);
+    assert.deepEqual(after.summary, { redemptions: { total_redeemed: 3 }, orders: { total_amount: 21000, total_discount_amount: 1000 } });
   });
 
   test('POST /v1/promotions/{id}/tiers: hierarchy follows the highest existing unless given', async () => {

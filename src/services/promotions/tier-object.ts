@@ -3,7 +3,15 @@ import type { CampaignRow } from '../../store/campaigns.ts';
 import { findCategoriesByIds, toCategoryObject, type CategoryRow } from '../../store/categories.ts';
 import type { Executor } from '../../store/db.ts';
 import { fromJson } from '../../store/json.ts';
-import { assignmentsOfTiers, type TierAssignmentRow, type TierRow, type TierWithCampaign } from '../../store/promotion-tiers.ts';
+import {
+  assignmentsOfTiers,
+  EMPTY_TIER_SUMMARY,
+  findTierSummaries,
+  type TierAssignmentRow,
+  type TierRow,
+  type TierSummary,
+  type TierWithCampaign,
+} from '../../store/promotion-tiers.ts';
 import { toAssignmentObject } from '../validation-rules/validation-rules.ts';
 
 // The promotion tier object (seed 2.9, promotions reference 4.1) built from stored rows. Every member of
@@ -33,6 +41,7 @@ export function tierObject(
   campaign: CampaignRow,
   assignments: readonly TierAssignmentRow[],
   category: CategoryRow | undefined,
+  summary: TierSummary,
 ): PromotionTierObject {
   return {
     id: tier.id,
@@ -55,8 +64,8 @@ export function tierObject(
     validity_day_of_week: fromJson<number[] | null>(tier.validity_day_of_week, null),
     validity_hours: fromJson<Hours>(tier.validity_hours, null),
     summary: {
-      redemptions: { total_redeemed: Number(tier.redeemed_count) },
-      orders: { total_amount: Number(tier.orders_total_amount), total_discount_amount: Number(tier.orders_total_discount_amount) },
+      redemptions: { total_redeemed: summary.redeemed },
+      orders: { total_amount: summary.ordersAmount, total_discount_amount: summary.discountAmount },
     },
     validation_rule_assignments: { object: 'list', data_ref: 'data', data: assignments.map(toAssignmentObject), total: assignments.length },
     category_id: tier.category_id,
@@ -79,8 +88,13 @@ export async function renderTiers(db: Executor, projectId: string, items: readon
     projectId,
     items.map((i) => i.tier.category_id).filter((id): id is string => id !== null),
   );
+  const summaries = await findTierSummaries(
+    db,
+    projectId,
+    items.map((i) => i.tier.id),
+  );
   return items.map(({ tier, campaign }) =>
-    tierObject(tier, campaign, byTier.get(tier.id) ?? [], tier.category_id !== null ? categories.get(tier.category_id) : undefined),
+    tierObject(tier, campaign, byTier.get(tier.id) ?? [], tier.category_id !== null ? categories.get(tier.category_id) : undefined, summaries.get(tier.id) ?? EMPTY_TIER_SUMMARY),
   );
 }
 

@@ -120,6 +120,18 @@ async function storeOrder(tx: Tx, deps: Deps, actor: Actor, request: NormalisedR
   return upsertOrderIn(tx, deps, actor, input, { lines: final.lines });
 }
 
+/** A tier object whose summary also counts one more redemption (its order and discount amounts). */
+function withTierRedemption(tier: Record<string, unknown>, added: { order_amount: number; discount_amount: number }): Record<string, unknown> {
+  const summary = tier.summary as { redemptions: { total_redeemed: number }; orders: { total_amount: number; total_discount_amount: number } };
+  return {
+    ...tier,
+    summary: {
+      redemptions: { total_redeemed: summary.redemptions.total_redeemed + 1 },
+      orders: { total_amount: summary.orders.total_amount + added.order_amount, total_discount_amount: summary.orders.total_discount_amount + added.discount_amount },
+    },
+  };
+}
+
 function orderSnapshot(order: OrderObject | null, state: DiscountState, applied: AppliedDiscounts, map: OrderObject['redemptions']): OrderObject | null {
   if (!order) return null;
   return { ...order, ...calculatedAmounts(totalsOf(state), state.lines, applied), redemptions: map };
@@ -161,9 +173,7 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
   for (const c of consumed) {
     if (stored) c.effects.order = { order_id: stored.id, discount_amount: c.outcome.effect.order, items_discount: [...c.outcome.effect.items] };
     if (c.resolved.kind === 'promotion_tier') {
-      const tier = { tier_id: c.resolved.tier.tier.id, order_amount: stored?.total_amount ?? 0, discount_amount: c.outcome.consumption.discount };
-      await addToTierSummary(tx, actor.projectId, tier.tier_id, { redeemed: 1, orderAmount: tier.order_amount, discountAmount: tier.discount_amount });
-      c.effects.tier = tier;
+      c.effects.tier = { tier_id: c.resolved.tier.tier.id, order_amount: stored?.total_amount ?? 0, discount_amount: c.outcome.consumption.discount };
     }
   }
   let map: OrderObject['redemptions'] = {};
@@ -186,6 +196,12 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
   }
 
   const snapshots = await renderSnapshots(tx, deps, actor, consumed.map((c) => c.resolved));
+  // The tier summaries are written last (below); the records show them with this redemption counted.
+  for (const c of consumed) {
+    const tier = c.effects.tier;
+    const snapshot = tier ? snapshots.tiers.get(tier.tier_id) : undefined;
+    if (tier && snapshot) snapshots.tiers.set(tier.tier_id, withTierRedemption(snapshot, tier));
+  }
   const records: RedemptionRecord[] = [];
   const events: NewEvent[] = [];
   for (const c of consumed) {
@@ -273,6 +289,12 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
     if (c.resolved.kind === 'voucher' && c.resolved.voucher.is_referral_code && facts.customer.id !== null) {
       await convertReferral(tx, deps, actor, { code: c.resolved.voucher.id, customer: { id: facts.customer.id }, trigger: { type: 'redemption', redemptionId: c.id } });
     }
+  }
+  // Tier summaries are counters every redemption of a tier moves: written last, so the transaction holds
+  // their rows (PostgreSQL) for as short a time as it can (src/store/promotion-tiers.ts).
+  for (const c of consumed) {
+    const tier = c.effects.tier;
+    if (tier) await addToTierSummary(tx, actor.projectId, tier.tier_id, parentId ?? c.id, { redeemed: 1, orderAmount: tier.order_amount, discountAmount: tier.discount_amount });
   }
   const order = stored ? orderSnapshot(stored, final, final.applied, map) : null;
   return { facts, evaluation, records, parent, order };

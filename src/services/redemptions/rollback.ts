@@ -106,7 +106,7 @@ async function undo(tx: Tx, deps: Deps, actor: Actor, row: RedemptionRow, today:
     }
     if (effects.reward) await returnRewardUnit(tx, actor.projectId, effects.reward.reward_id, effects.reward.stock_taken, now);
     if (effects.tier) {
-      await addToTierSummary(tx, actor.projectId, effects.tier.tier_id, { redeemed: -1, orderAmount: -effects.tier.order_amount, discountAmount: -effects.tier.discount_amount });
+      await addToTierSummary(tx, actor.projectId, effects.tier.tier_id, row.id, { redeemed: -1, orderAmount: -effects.tier.order_amount, discountAmount: -effects.tier.discount_amount });
     }
     const amount = gift ? gift.amount : loyaltyCard ? loyaltyCard.points : null;
     return { row, effects, amount, gift, loyaltyCard };
