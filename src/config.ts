@@ -1,4 +1,5 @@
 import { parseNetwork } from './lib/address-policy.ts';
+import { passwordProblem } from './lib/passwords.ts';
 
 // The one place that reads process.env. Every value is validated here so a bad setting stops the
 // process at start with a one-line reason instead of failing later inside a request.
@@ -34,6 +35,15 @@ export interface Config {
   webhookAllowNetworks: string[];
   /** Connection limits of the HTTP server (src/http/server-limits.ts). */
   server: ServerLimits;
+  /** Console sign-in (src/services/users/): session lifetime and the first admin from the environment. */
+  console: ConsoleConfig;
+}
+
+export interface ConsoleConfig {
+  /** How long a console session lasts after sign-in. */
+  sessionTtlSeconds: number;
+  /** PUNCHCARD_ADMIN_EMAIL and PUNCHCARD_ADMIN_PASSWORD: the first admin, created at start while no user exists. */
+  firstAdmin: { email: string; password: string } | null;
 }
 
 export interface ServerLimits {
@@ -166,6 +176,17 @@ function readNetworks(env: NodeJS.ProcessEnv, name: string): string[] {
   return networks;
 }
 
+function readFirstAdmin(env: NodeJS.ProcessEnv): ConsoleConfig['firstAdmin'] {
+  const email = env.PUNCHCARD_ADMIN_EMAIL ?? '';
+  const password = env.PUNCHCARD_ADMIN_PASSWORD ?? '';
+  if (email === '' && password === '') return null;
+  if (email === '' || password === '') throw new ConfigError('PUNCHCARD_ADMIN_EMAIL and PUNCHCARD_ADMIN_PASSWORD must be set together');
+  if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new ConfigError(`PUNCHCARD_ADMIN_EMAIL must be an e-mail address, got "${email}"`);
+  const problem = passwordProblem(password);
+  if (problem) throw new ConfigError(`PUNCHCARD_ADMIN_PASSWORD ${problem}`);
+  return { email, password };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = readPort(env);
   const host = env.HOST === undefined || env.HOST === '' ? '127.0.0.1' : env.HOST;
@@ -193,6 +214,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // Longer than the 60 s idle timeout of common load balancers, so they never reuse a connection being closed.
       keepAliveTimeoutMs: readIntInRange(env, 'PUNCHCARD_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000),
       maxConnections: readIntInRange(env, 'PUNCHCARD_MAX_CONNECTIONS', 1024, 1, 1_000_000),
+    },
+    console: {
+      sessionTtlSeconds: readIntInRange(env, 'PUNCHCARD_SESSION_TTL_HOURS', 12, 1, 720) * 3600,
+      firstAdmin: readFirstAdmin(env),
     },
   };
 }

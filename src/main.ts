@@ -5,6 +5,7 @@ import { createWorker } from './jobs/registry.ts';
 import { systemClock } from './lib/clock.ts';
 import { sortableIds } from './lib/ids.ts';
 import { bootstrap, loadPepper, rotateGeneratedKeys } from './services/projects/bootstrap.ts';
+import { describeFirstAdmin, prepareFirstAdmin } from './services/users/first-admin.ts';
 import { durable, openDatabase, type DbHandle } from './store/db.ts';
 import { findDefaultProject, toProjectObject } from './store/projects.ts';
 import { listLiveApiKeys, listLiveManagementKeys } from './store/keys.ts';
@@ -64,6 +65,7 @@ async function start(config: Config, serveHttp: boolean): Promise<void> {
     app = await buildApp({ ...deps, logger: { level: config.logLevel }, processMetrics: true });
     await app.listen({ port: config.port, host: config.host });
     process.stdout.write(`Punchcard is serving ${config.publicUrl} (API docs at ${config.publicUrl}/docs)\n`);
+    process.stdout.write(describeFirstAdmin(await prepareFirstAdmin(deps), config.publicUrl));
   } else {
     process.stdout.write('Punchcard worker is running\n');
   }

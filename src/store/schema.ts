@@ -917,6 +917,61 @@ export interface ReferralTierRewardsTable {
   created_at: Timestamp;
 }
 
+// ---- console users and sessions (migrations 0035, 0036) ----
+
+/** A person who signs in to the console; organisation-wide, with a role per project (project_users). */
+export interface UsersTable {
+  id: string;
+  /** The lower-cased e-mail address: unique. */
+  login: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  /** src/lib/passwords.ts format; null until the user sets a password (an open invitation). */
+  password_hash: string | null;
+  is_owner: Bool;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+export interface ProjectUsersTable {
+  project_id: string;
+  user_id: string;
+  role: string;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+/** A one-time link's secret, hashed: the first admin's setup link or an invitation. */
+export interface UserTokensTable {
+  id: string;
+  token_hash: string;
+  purpose: 'setup' | 'invitation';
+  user_id: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+export interface UserSessionsTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  project_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+/** Recent failed sign-ins of one account (`account:<login>`) or one address (`ip:<address>`). */
+export interface LoginThrottleTable {
+  key: string;
+  failures: number;
+  last_failure_at: Timestamp;
+}
+
 export interface Database {
   settings: SettingsTable;
   management_keys: ManagementKeysTable;
@@ -975,4 +1030,9 @@ export interface Database {
   referral_tiers: ReferralTiersTable;
   referrer_conversions: ReferrerConversionsTable;
   referral_tier_rewards: ReferralTierRewardsTable;
+  users: UsersTable;
+  project_users: ProjectUsersTable;
+  user_tokens: UserTokensTable;
+  user_sessions: UserSessionsTable;
+  login_throttle: LoginThrottleTable;
 }

@@ -81,6 +81,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     runWorker: false,
     webhookAllowNetworks: [],
     server: { requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 1024 },
+    console: { sessionTtlSeconds: 12 * 3600, firstAdmin: null },
     ...overrides,
   };
 }

@@ -1,10 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errors } from '../../domain/errors.ts';
+import { parse as parseCookies } from 'cookie';
+import { roleAllows } from '../../domain/auth/roles.ts';
+import { domainError, errors } from '../../domain/errors.ts';
 import { eventSourceOf, type Authenticator, type Principal } from '../../services/auth/authenticator.ts';
 import type { Actor } from '../../services/context.ts';
 
 // Authentication by API area (ARCHITECTURE "Authentication"). The area comes from the path prefix; a
 // route can override it through `config.auth`.
+//
+// A console session (cookie) is one more credential kind: on `/v1` and `/management/v1` it is used when
+// the request carries no keys or bearer token, and it acts as its user with the user's role in the
+// session's project. Every request on a session is checked here, before any handler: a change must carry
+// the session's CSRF token (X-CSRF-Token), the role must allow the route (src/domain/auth/roles.ts), and a
+// management route must concern the session's own project.
 
 export type AuthMode =
   /** `/v1`: server keys or a bearer token whose scopes open the path. */
@@ -20,6 +28,8 @@ export type AuthMode =
    * checked by the route; without one, or when keys or a bearer token are sent too, as `server`.
    */
   | 'server-or-download-token'
+  /** `/console/v1`: a signed-in console session only. */
+  | 'console'
   | 'public';
 
 declare module 'fastify' {
@@ -31,7 +41,12 @@ declare module 'fastify' {
   }
 }
 
+export const SESSION_COOKIE = 'punchcard_session';
+export const CSRF_COOKIE = 'punchcard_csrf';
+export const CSRF_HEADER = 'x-csrf-token';
+
 export function defaultAuthMode(url: string): AuthMode {
+  if (url.startsWith('/console/v1')) return 'console';
   if (url.startsWith('/management/v1')) return 'management';
   if (url.startsWith('/client/v1')) return 'client';
   if (url.startsWith('/v1/oauth')) return 'server-keys';
@@ -52,13 +67,29 @@ function bearerToken(request: FastifyRequest): string | null {
   return match[1];
 }
 
+/** The console session token from the Cookie header, if any. */
+export function sessionToken(request: FastifyRequest): string | null {
+  const cookie = header(request, 'cookie');
+  if (cookie === undefined) return null;
+  const token = parseCookies(cookie)[SESSION_COOKIE];
+  return token === undefined || token === '' ? null : token;
+}
+
 async function authenticate(auth: Authenticator, mode: AuthMode, request: FastifyRequest): Promise<Principal | null> {
   const path = request.url.split('?')[0] ?? '/';
   switch (mode) {
     case 'public':
       return null;
-    case 'management':
+    case 'management': {
+      const session = header(request, 'x-management-id') === undefined ? sessionToken(request) : null;
+      if (session !== null) return auth.session(session);
       return auth.management(header(request, 'x-management-id'), header(request, 'x-management-token'));
+    }
+    case 'console': {
+      const session = sessionToken(request);
+      if (session === null) throw errors.unauthorized('Sign in to the console first');
+      return auth.session(session);
+    }
     case 'server-keys':
       return auth.server(header(request, 'x-app-id'), header(request, 'x-app-token'));
     case 'server-or-download-token': {
@@ -70,6 +101,8 @@ async function authenticate(auth: Authenticator, mode: AuthMode, request: Fastif
     case 'server': {
       const token = bearerToken(request);
       if (token !== null && header(request, 'x-app-id') === undefined) return auth.bearer(token, path);
+      const session = token === null && header(request, 'x-app-id') === undefined ? sessionToken(request) : null;
+      if (session !== null) return auth.session(session);
       return auth.server(header(request, 'x-app-id'), header(request, 'x-app-token'));
     }
     case 'client': {
@@ -77,6 +110,24 @@ async function authenticate(auth: Authenticator, mode: AuthMode, request: Fastif
       if (token !== null && header(request, 'x-client-application-id') === undefined) return auth.bearer(token, path);
       return auth.client(header(request, 'x-client-application-id'), header(request, 'x-client-token'), header(request, 'origin'));
     }
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** What a console session may do on this route: CSRF token on changes, the role's rights, its own project. */
+function authorizeSession(auth: Authenticator, request: FastifyRequest, principal: Extract<Principal, { kind: 'user' }>): void {
+  const method = request.method.toUpperCase();
+  if (!SAFE_METHODS.has(method) && !auth.csrfMatches(principal.sessionId, header(request, CSRF_HEADER))) {
+    throw errors.forbidden(`Changes made with a console session must carry the session's ${CSRF_HEADER} header (CSRF protection)`);
+  }
+  const route = request.routeOptions.url ?? request.url;
+  if (!roleAllows(principal.role, method, route)) {
+    throw domainError('missing_required_permission', { details: `Your role ${principal.role} may not ${method} ${route}` });
+  }
+  const projectId = (request.params as Record<string, unknown> | undefined)?.projectId;
+  if (route.startsWith('/management/v1/projects/:projectId') && projectId !== principal.projectId) {
+    throw errors.forbidden(`Your console session works in project ${principal.projectId}; switch to project ${String(projectId)} first`);
   }
 }
 
@@ -92,7 +143,7 @@ export function actorOf(request: FastifyRequest): Actor {
 /** The actor of a management request, before a project is chosen. */
 export function managementActorOf(request: FastifyRequest): Omit<Actor, 'projectId'> {
   const principal = request.principal;
-  if (!principal || principal.kind !== 'management') throw new Error('management route without a management principal');
+  if (!principal || (principal.kind !== 'management' && principal.kind !== 'user')) throw new Error('management route without a management principal');
   return { requestId: request.id, source: eventSourceOf(principal) };
 }
 
@@ -102,7 +153,9 @@ export function installAuth(app: FastifyInstance, authenticator: Authenticator):
     const mode = route.config?.auth ?? defaultAuthMode(route.url);
     if (mode === 'public') return;
     const hook = async (request: FastifyRequest) => {
-      request.principal = await authenticate(authenticator, mode, request);
+      const principal = await authenticate(authenticator, mode, request);
+      if (principal?.kind === 'user') authorizeSession(authenticator, request, principal);
+      request.principal = principal;
     };
     const existing = route.onRequest;
     route.onRequest = existing === undefined ? [hook] : [hook, ...(Array.isArray(existing) ? existing : [existing])];

@@ -13,6 +13,8 @@ import { registerCatalogRoutes } from './catalog/index.ts';
 import { registerCustomerRoutes } from './customers/customers.ts';
 import { registerExportRoutes } from './exports/exports.ts';
 import { registerProjectRoutes } from './management/projects.ts';
+import { registerUserRoutes } from './management/users.ts';
+import { registerConsoleSessionRoutes } from './console/session.ts';
 import { registerOauthRoutes } from './oauth/oauth.ts';
 import { registerOrderRoutes } from './orders/orders.ts';
 import { registerPublicationRoutes } from './publications/publications.ts';
@@ -25,6 +27,8 @@ import { registerTargetingRoutes } from './targeting/index.ts';
 
 export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<void> {
   registerProjectRoutes(app, ctx);
+  registerUserRoutes(app, ctx);
+  registerConsoleSessionRoutes(app, ctx);
   registerOauthRoutes(app, ctx);
   registerCatalogRoutes(app, ctx);
   registerCustomerRoutes(app, ctx);

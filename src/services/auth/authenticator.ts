@@ -1,4 +1,6 @@
+import { timingSafeEqual } from 'node:crypto';
 import { errors } from '../../domain/errors.ts';
+import { isRole, type Role } from '../../domain/auth/roles.ts';
 import { scopesAllowPath } from '../../domain/auth/scopes.ts';
 import { hashSecret, secretMatches } from '../../lib/secrets.ts';
 import { TtlCache } from '../../lib/ttl-cache.ts';
@@ -6,10 +8,12 @@ import type { EventSource } from '../../store/events.ts';
 import { fromJson } from '../../store/json.ts';
 import { findLiveApiKey, findManagementKey } from '../../store/keys.ts';
 import { findTokenByHash } from '../../store/oauth-tokens.ts';
+import { findLiveSession } from '../../store/user-sessions.ts';
 import { findProject, type ProjectObject, type RateLimit } from '../../store/projects.ts';
 import { isoDurationMs, parseIsoDuration } from '../../domain/time/iso-duration.ts';
 import type { WindowLimit } from '../../lib/rate-limiter.ts';
 import type { Deps } from '../context.ts';
+import { csrfTokenOf } from '../users/sessions.ts';
 
 // Resolves request credentials to a principal. Lookups are cached briefly so a request costs one HMAC
 // and no query; a change made by this process (revocation, project deletion) evicts the cache at once,
@@ -19,7 +23,9 @@ export type Principal =
   | { kind: 'server'; projectId: string; appId: string; keyName: string }
   | { kind: 'client'; projectId: string; appId: string; keyName: string; origin: string }
   | { kind: 'bearer'; projectId: string; tokenId: string; scopes: string[]; clientId: string }
-  | { kind: 'management'; keyId: string; keyName: string };
+  | { kind: 'management'; keyId: string; keyName: string }
+  /** A console user's session: acts in one project with the user's role there (src/domain/auth/roles.ts). */
+  | { kind: 'user'; projectId: string; userId: string; sessionId: string; role: Role; login: string };
 
 export function eventSourceOf(principal: Principal): EventSource {
   switch (principal.kind) {
@@ -31,6 +37,8 @@ export function eventSourceOf(principal: Principal): EventSource {
       return { channel: 'API', api_key: { name: 'OAuth token', app_id: principal.clientId } };
     case 'management':
       return { channel: 'API', api_key: { name: principal.keyName, app_id: principal.keyId } };
+    case 'user':
+      return { channel: 'USER_PORTAL', user: { id: principal.userId } };
   }
 }
 
@@ -39,6 +47,15 @@ interface CachedKey {
   kind: 'server' | 'client';
   secretHash: string;
   name: string;
+}
+
+interface CachedSession {
+  sessionId: string;
+  userId: string;
+  projectId: string;
+  role: Role;
+  login: string;
+  expiresAtMs: number;
 }
 
 interface CachedToken {
@@ -75,6 +92,7 @@ export class Authenticator {
   readonly #tokens = new TtlCache<string, CachedToken | null>(TOKEN_TTL_MS, 50_000);
   readonly #projects = new TtlCache<string, ProjectPolicy | null>(KEY_TTL_MS, 10_000);
   readonly #management = new TtlCache<string, { secretHash: string; name: string } | null>(KEY_TTL_MS, 100);
+  readonly #sessions = new TtlCache<string, CachedSession>(TOKEN_TTL_MS, 10_000);
 
   constructor(deps: Deps) {
     this.#deps = deps;
@@ -172,11 +190,45 @@ export class Authenticator {
     return { kind: 'management', keyId, keyName: key.name };
   }
 
+  /**
+   * A console session cookie. Cached as briefly as OAuth tokens: sign-out, role changes and removal from
+   * a project evict this process's cache at once (`forgetUser`), other processes notice within seconds.
+   */
+  async session(token: string): Promise<Principal> {
+    const hash = hashSecret(this.#deps.pepper, token);
+    let cached = this.#sessions.get(hash);
+    if (cached === undefined) {
+      const row = await findLiveSession(this.#deps.db, hash, this.#deps.clock.now().toISOString());
+      if (row && isRole(row.role)) {
+        cached = { sessionId: row.id, userId: row.user_id, projectId: row.project_id, role: row.role, login: row.login, expiresAtMs: Date.parse(row.expires_at) };
+        this.#sessions.set(hash, cached);
+      }
+    }
+    if (!cached || cached.expiresAtMs <= this.#deps.clock.now().getTime()) {
+      throw errors.unauthorized('Your console session has ended (expired or signed out); sign in again');
+    }
+    return { kind: 'user', projectId: cached.projectId, userId: cached.userId, sessionId: cached.sessionId, role: cached.role, login: cached.login };
+  }
+
+  /** Whether `token` is the CSRF token of the session (constant-time). */
+  csrfMatches(sessionId: string, token: string | undefined): boolean {
+    if (token === undefined) return false;
+    const expected = Buffer.from(csrfTokenOf(this.#deps.pepper, sessionId));
+    const given = Buffer.from(token);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  /** Forget the cached sessions of a user (signed out, role changed, removed from a project). */
+  forgetUser(userId: string): void {
+    this.#sessions.deleteWhere((v) => v.userId === userId);
+  }
+
   /** Forget everything cached about a project (its keys were revoked, its origins changed, it was deleted). */
   forgetProject(projectId: string): void {
     this.#projects.delete(projectId);
     this.#keys.deleteWhere((v) => v?.projectId === projectId);
     this.#tokens.deleteWhere((v) => v?.projectId === projectId);
+    this.#sessions.deleteWhere((v) => v.projectId === projectId);
   }
 
   forgetToken(tokenHash: string): void {

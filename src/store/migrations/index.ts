@@ -20,6 +20,8 @@ import * as idempotencyInTransaction from './2026-11-26-0028-idempotency-in-tran
 import * as promotionTierCounts from './2026-11-26-0030-promotion-tier-counts.ts';
 import * as ruleAssignmentsByObject from './2026-11-26-0029-rule-assignments-by-object.ts';
 import * as csvImports from './2026-11-26-0031-csv-imports.ts';
+import * as projectUsers from './2026-11-26-0035-project-users.ts';
+import * as consoleSessions from './2026-11-26-0036-console-sessions.ts';
 import * as scopedExportsCustomerRedeemables from './2026-11-26-0032-scoped-exports-customer-redeemables.ts';
 
 // Every migration, in the order it runs. Names are date-prefixed and never change once released.
@@ -46,4 +48,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-0029-rule-assignments-by-object': ruleAssignmentsByObject,
   '2026-11-26-0031-csv-imports': csvImports,
   '2026-11-26-0032-scoped-exports-customer-redeemables': scopedExportsCustomerRedeemables,
+  '2026-11-26-0035-project-users': projectUsers,
+  '2026-11-26-0036-console-sessions': consoleSessions,
 };

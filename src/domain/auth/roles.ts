@@ -1,0 +1,94 @@
+// What each console role may do. A signed-in console user acts on the same routes as API clients; the
+// HTTP layer asks `roleAllows` with the route's pattern (`/v1/campaigns/:campaignId`) before the handler
+// runs, so the rule holds for every client, not only for the buttons the console shows. The console
+// imports this file too, to hide what the role may not do.
+//
+// The vendor's four predefined roles:
+// - ADMIN: everything in the project, including its settings, webhooks, schemas and team (users and
+//   roles). Organisation-wide acts (creating, listing or deleting projects) stay with the management key.
+// - USER: the day-to-day work — campaigns, vouchers, customers, loyalty, orders, products, redemptions and
+//   rollbacks, exports — but not permanent deletion (GDPR erasure of customers, emptying the bin) nor the
+//   project's settings, webhooks, schemas or team, which it may only read.
+// - VIEWER: reads everything a USER reads and changes nothing.
+// - MERCHANT: the shop counter: looks up vouchers, customers, loyalty cards, campaigns, products, orders
+//   and redemptions, validates and redeems (vouchers, promotions, loyalty rewards), creates and updates
+//   customers. No business figures (reports), no exports, no settings.
+
+export const ROLES = ['ADMIN', 'USER', 'VIEWER', 'MERCHANT'] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+export const ROLE_SUMMARIES: Record<Role, string> = {
+  ADMIN: 'everything in the project, including settings, webhooks, schemas and the team',
+  USER: 'campaigns, vouchers, customers, loyalty, orders, redemptions and exports; reads settings',
+  VIEWER: 'reads everything, changes nothing',
+  MERCHANT: 'looks up vouchers, customers and loyalty cards; validates and redeems',
+};
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Console self-service: the signed-in user's own session. */
+const SELF_SERVICE = /^\/console\/v1\/(session|sessions|password)(\/|$)/;
+
+/** Routes of one project under the management API (`/management/v1/projects/:projectId/…`). */
+const PROJECT_MANAGEMENT = /^\/management\/v1\/projects\/:projectId(\/|$)/;
+
+/** Irreversible deletions reserved to ADMIN. */
+const ADMIN_ONLY_V1: ReadonlyArray<readonly [string, RegExp]> = [
+  ['POST', /^\/v1\/customers\/:customerId\/permanent-deletion$/],
+  ['DELETE', /^\/v1\/trash-bin(\/|$)/],
+];
+
+/** What a MERCHANT may change: validating, redeeming and keeping the customer's record. */
+const MERCHANT_WRITES: ReadonlyArray<readonly [string, RegExp]> = [
+  ['POST', /^\/v1\/(validations|redemptions|qualifications)$/],
+  ['POST', /^\/v1\/(vouchers|campaigns)\/qualification$/],
+  ['POST', /^\/v1\/vouchers\/:code\/(validate|redemption)$/],
+  ['POST', /^\/v1\/promotions\/validation$/],
+  ['POST', /^\/v1\/promotions\/tiers\/:promotionTierId\/(validation|redemption)$/],
+  ['POST', /^\/v1\/loyalties\/(:campaignId\/)?members\/:memberId\/redemption$/],
+  ['POST', /^\/v1\/customers$/],
+  ['PUT', /^\/v1\/customers\/:customerId$/],
+];
+
+/** What a MERCHANT may not read: bulk data and business figures. */
+const MERCHANT_HIDDEN = /^\/v1\/(exports|reports)(\/|$)/;
+
+const matches = (rules: ReadonlyArray<readonly [string, RegExp]>, method: string, route: string) =>
+  rules.some(([m, pattern]) => m === method && pattern.test(route));
+
+/**
+ * Whether `role` may call `method route`, where `route` is the route's pattern as registered
+ * (`/v1/redemptions/:redemptionId/rollback`), never the raw path, so ids cannot be crafted to match.
+ */
+export function roleAllows(role: Role, method: string, route: string): boolean {
+  const verb = method.toUpperCase();
+  const safe = SAFE_METHODS.has(verb);
+  if (SELF_SERVICE.test(route)) return true;
+
+  if (route.startsWith('/management/v1/')) {
+    // Organisation-wide routes: only inviting (to the session's own project, checked by the route).
+    if (!PROJECT_MANAGEMENT.test(route)) return role === 'ADMIN' && verb === 'POST' && route === '/management/v1/projects/users/invite';
+    if (role === 'ADMIN') return !(verb === 'DELETE' && route === '/management/v1/projects/:projectId');
+    return safe && (role === 'USER' || role === 'VIEWER');
+  }
+
+  if (route === '/v1' || route.startsWith('/v1/')) {
+    // OAuth tokens are issued to API keys, never to console sessions.
+    if (route.startsWith('/v1/oauth')) return false;
+    switch (role) {
+      case 'ADMIN':
+        return true;
+      case 'USER':
+        return !matches(ADMIN_ONLY_V1, verb, route);
+      case 'VIEWER':
+        return safe;
+      case 'MERCHANT':
+        return safe ? !MERCHANT_HIDDEN.test(route) : matches(MERCHANT_WRITES, verb, route);
+    }
+  }
+  return false;
+}
