@@ -1,11 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { DestinationStream } from 'pino';
 import qs from 'qs';
 import { sql } from 'kysely';
 import type { Config } from './config.ts';
 import type { Clock } from './lib/clock.ts';
 import { newRequestId, type Ids } from './lib/ids.ts';
+import { loggerOptions } from './lib/logging.ts';
+import type { Tracing } from './lib/tracing.ts';
 import { Authenticator } from './services/auth/authenticator.ts';
 import type { Deps } from './services/context.ts';
 import { durable, type Db, type Dialect } from './store/db.ts';
@@ -13,6 +16,7 @@ import { installAuth } from './http/plugins/auth.ts';
 import { BODY_LIMIT_BYTES, installBodyParsers } from './http/plugins/body-parsers.ts';
 import { installClientCors } from './http/plugins/cors.ts';
 import { installErrorHandling, sendError } from './http/plugins/errors.ts';
+import { gracefulCloseOptions, installGracefulClose } from './http/graceful-close.ts';
 import { domainError } from './domain/errors.ts';
 import { installIdempotency } from './http/plugins/idempotency.ts';
 import { installMetrics } from './http/plugins/metrics.ts';
@@ -30,10 +34,12 @@ export interface AppOptions {
   ids: Ids;
   config: Config;
   pepper: string;
-  /** Pino logger settings; false for silence (tests). */
-  logger?: boolean | { level: string };
+  /** Pino logger settings (secrets redacted: src/lib/logging.ts); false for silence (tests). `stream` receives the lines (tests). */
+  logger?: false | { level: string; stream?: DestinationStream };
   /** Process-level metrics (event loop, memory) at /metrics; off in tests that build many apps. */
   processMetrics?: boolean;
+  /** OpenTelemetry tracing when configured (src/lib/tracing.ts): a span per request. */
+  tracing?: Tracing | null;
 }
 
 /** The Fastify instance as route modules see it: TypeBox schemas type each handler's input. */
@@ -55,10 +61,11 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
     pepper: options.pepper,
   };
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: options.logger ? { ...loggerOptions(options.logger.level), ...(options.logger.stream ? { stream: options.logger.stream } : {}) } : false,
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
+    ...gracefulCloseOptions,
     ...serverLimitOptions(options.config.server),
     routerOptions: {
       ignoreTrailingSlash: true,
@@ -68,6 +75,8 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   limitConnections(app.server, options.config.server);
+  // First, so every later hook and the handler run inside the request's span.
+  options.tracing?.installRequestSpans(app);
 
   // Response schemas document the API; they must never drop members, so responses are plain JSON.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -91,13 +100,14 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
     });
   }
   installClientCors(app);
+  installGracefulClose(app);
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('X-Request-Id', request.id);
     return payload;
   });
 
   await installOpenApi(app);
-  installMetrics(app, { processMetrics: options.processMetrics ?? false });
+  installMetrics(app, { processMetrics: options.processMetrics ?? false, db: deps.db, clock: deps.clock });
 
   app.get('/health', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ status: 'ok' }));
   app.get('/ready', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {

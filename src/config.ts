@@ -1,5 +1,4 @@
 import { parseNetwork } from './lib/address-policy.ts';
-import { passwordProblem } from './lib/passwords.ts';
 
 // The one place that reads process.env. Every value is validated here so a bad setting stops the
 // process at start with a one-line reason instead of failing later inside a request.
@@ -35,15 +34,22 @@ export interface Config {
   webhookAllowNetworks: string[];
   /** Connection limits of the HTTP server (src/http/server-limits.ts). */
   server: ServerLimits;
-  /** Console sign-in (src/services/users/): session lifetime and the first admin from the environment. */
-  console: ConsoleConfig;
+  /** Most PostgreSQL connections one process opens (its pool); unused on SQLite. */
+  databasePoolSize: number;
+  /** How long a stopping process waits for requests in flight and the job in hand (src/lifecycle.ts). */
+  shutdownTimeoutMs: number;
+  /** Port of a separate `punchcard worker`'s /metrics; null = the worker serves nothing. */
+  workerMetricsPort: number | null;
+  /** OpenTelemetry tracing (src/lib/tracing.ts); null = off, and no tracing code is loaded. */
+  tracing: TracingConfig | null;
 }
 
-export interface ConsoleConfig {
-  /** How long a console session lasts after sign-in. */
-  sessionTtlSeconds: number;
-  /** PUNCHCARD_ADMIN_EMAIL and PUNCHCARD_ADMIN_PASSWORD: the first admin, created at start while no user exists. */
-  firstAdmin: { email: string; password: string } | null;
+export interface TracingConfig {
+  /** OTLP/HTTP traces endpoint, e.g. http://collector:4318/v1/traces. */
+  tracesUrl: string;
+  serviceName: string;
+  /** Extra headers for the collector (OTEL_EXPORTER_OTLP_HEADERS), e.g. an API key. */
+  headers: Record<string, string>;
 }
 
 export interface ServerLimits {
@@ -176,15 +182,35 @@ function readNetworks(env: NodeJS.ProcessEnv, name: string): string[] {
   return networks;
 }
 
-function readFirstAdmin(env: NodeJS.ProcessEnv): ConsoleConfig['firstAdmin'] {
-  const email = env.PUNCHCARD_ADMIN_EMAIL ?? '';
-  const password = env.PUNCHCARD_ADMIN_PASSWORD ?? '';
-  if (email === '' && password === '') return null;
-  if (email === '' || password === '') throw new ConfigError('PUNCHCARD_ADMIN_EMAIL and PUNCHCARD_ADMIN_PASSWORD must be set together');
-  if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new ConfigError(`PUNCHCARD_ADMIN_EMAIL must be an e-mail address, got "${email}"`);
-  const problem = passwordProblem(password);
-  if (problem) throw new ConfigError(`PUNCHCARD_ADMIN_PASSWORD ${problem}`);
-  return { email, password };
+function readOptionalPort(env: NodeJS.ProcessEnv, name: string): number | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) throw new ConfigError(`${name} must be a port from 1 to 65535, got "${raw}"`);
+  return Number(raw);
+}
+
+// Tracing follows the OpenTelemetry SDK's own variables, so a collector set up for other services works
+// unchanged; it is on when an OTLP endpoint is given and not switched off.
+function readTracing(env: NodeJS.ProcessEnv): TracingConfig | null {
+  if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return null;
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  let tracesUrl: string;
+  if (traces !== undefined && traces !== '') tracesUrl = readUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', traces, '');
+  else if (base !== undefined && base !== '') tracesUrl = `${readUrl('OTEL_EXPORTER_OTLP_ENDPOINT', base, '')}/v1/traces`;
+  else return null;
+  if (env.OTEL_TRACES_EXPORTER !== undefined && env.OTEL_TRACES_EXPORTER !== '' && env.OTEL_TRACES_EXPORTER !== 'otlp') {
+    throw new ConfigError(`OTEL_TRACES_EXPORTER must be otlp or none, got "${env.OTEL_TRACES_EXPORTER}"`);
+  }
+  const headers: Record<string, string> = {};
+  for (const pair of (env.OTEL_EXPORTER_OTLP_HEADERS ?? '').split(',')) {
+    if (pair.trim() === '') continue;
+    const at = pair.indexOf('=');
+    if (at < 1) throw new ConfigError('OTEL_EXPORTER_OTLP_HEADERS must be comma-separated name=value pairs');
+    headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+  }
+  const serviceName = env.OTEL_SERVICE_NAME === undefined || env.OTEL_SERVICE_NAME === '' ? 'punchcard' : env.OTEL_SERVICE_NAME;
+  return { tracesUrl, serviceName, headers };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -215,9 +241,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutMs: readIntInRange(env, 'PUNCHCARD_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000),
       maxConnections: readIntInRange(env, 'PUNCHCARD_MAX_CONNECTIONS', 1024, 1, 1_000_000),
     },
-    console: {
-      sessionTtlSeconds: readIntInRange(env, 'PUNCHCARD_SESSION_TTL_HOURS', 12, 1, 720) * 3600,
-      firstAdmin: readFirstAdmin(env),
-    },
+    databasePoolSize: readIntInRange(env, 'PUNCHCARD_DATABASE_POOL_SIZE', 10, 1, 1000),
+    // Within the 30 s most orchestrators wait between SIGTERM and SIGKILL.
+    shutdownTimeoutMs: readIntInRange(env, 'PUNCHCARD_SHUTDOWN_TIMEOUT_MS', 20_000, 0, 3_600_000),
+    workerMetricsPort: readOptionalPort(env, 'PUNCHCARD_WORKER_METRICS_PORT'),
+    tracing: readTracing(env),
   };
 }

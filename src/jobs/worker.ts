@@ -1,10 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { randomString } from '../lib/ids.ts';
+import { jobDuration, jobRuns } from '../lib/metrics.ts';
 import { yieldToRequests } from '../lib/slices.ts';
 import { inTransaction, type Deps } from '../services/context.ts';
 import type { Tx } from '../store/db.ts';
 import { purgeIdempotencyKeys } from '../store/idempotency.ts';
-import { checkpointJob, claimNextJob, extendLease, finishJob, retryJobLater, toJob, type Job } from '../store/jobs.ts';
+import { checkpointJob, claimNextJob, extendLease, finishJob, releaseJob, retryJobLater, toJob, type Job } from '../store/jobs.ts';
 import { purgeDeadTokens } from '../store/oauth-tokens.ts';
 
 // The background worker: claims job rows written by requests, runs the handler of their kind, records
@@ -39,6 +40,17 @@ export class LostClaimError extends Error {
   }
 }
 
+/**
+ * The worker is stopping (the process shuts down): the job in hand stops at its next progress report or
+ * checkpoint, that slice rolls back, and the job goes back to the queue for the next worker, without
+ * counting the attempt.
+ */
+export class WorkerStoppingError extends Error {
+  constructor(jobId: string) {
+    super(`job ${jobId} interrupted: the worker is stopping`);
+  }
+}
+
 /** Work repeated on a schedule rather than queued as rows (points expiry, pending points activation). */
 export type PeriodicTask = (ctx: { deps: Deps; log: FastifyBaseLogger }) => Promise<void>;
 
@@ -63,6 +75,7 @@ export class Worker {
   readonly #handlers = new Map<string, JobHandler>();
   readonly #failureHandlers = new Map<string, JobFailureHandler>();
   #running = false;
+  #stopping = false;
   #loop: Promise<void> | null = null;
   #wake: (() => void) | null = null;
   #lastHousekeeping = 0;
@@ -108,11 +121,16 @@ export class Worker {
   start(): void {
     if (this.#running) return;
     this.#running = true;
+    this.#stopping = false;
     this.#loop = this.#run();
   }
 
-  /** Finishes the job in hand, then stops. */
+  /**
+   * Stops: the job in hand ends at its next progress report or checkpoint and is released for another
+   * worker (a job that reports none runs to its end); webhook attempts under way finish and are recorded.
+   */
   async stop(): Promise<void> {
+    this.#stopping = true;
     this.#running = false;
     this.#wake?.();
     await this.#loop;
@@ -146,10 +164,12 @@ export class Worker {
       deps: this.#deps,
       log: this.#log.child({ job_id: job.id, job_kind: job.kind }),
       progress: async (percent) => {
+        if (this.#stopping) throw new WorkerStoppingError(job.id);
         const at = this.#deps.clock.now().getTime();
         await extendLease(this.#deps.db, job.id, this.id, new Date(at + LEASE_MS).toISOString(), percentOf(percent));
       },
       checkpoint: async (tx, result, percent) => {
+        if (this.#stopping) throw new WorkerStoppingError(job.id);
         const at = this.#deps.clock.now();
         const held = await checkpointJob(tx, {
           id: job.id,
@@ -162,19 +182,32 @@ export class Worker {
         if (!held) throw new LostClaimError(job.id);
       },
     };
+    const startedAt = performance.now();
+    const finished = (outcome: string) => {
+      jobRuns.inc({ kind: job.kind, outcome });
+      jobDuration.observe({ kind: job.kind }, (performance.now() - startedAt) / 1000);
+      return { attempt: job.attempts, duration_ms: Math.round(performance.now() - startedAt), outcome };
+    };
+    ctx.log.info({ attempt: job.attempts }, 'job started');
     try {
       const result = await handler(job, ctx);
       await finishJob(this.#deps.db, job.id, this.id, { status: 'DONE', result: result ?? null, error: null, now: this.#deps.clock.now().toISOString() });
+      ctx.log.info(finished('done'), 'job done');
     } catch (error) {
       if (error instanceof LostClaimError) {
         // The worker holding the job now carries on from the last slice this one committed.
-        ctx.log.warn({ err: error }, 'job taken over by another worker; this attempt stops');
+        ctx.log.warn({ err: error, ...finished('taken_over') }, 'job taken over by another worker; this attempt stops');
+        return true;
+      }
+      const at = this.#deps.clock.now();
+      if (error instanceof WorkerStoppingError) {
+        await releaseJob(this.#deps.db, job.id, this.id, at.toISOString());
+        ctx.log.info(finished('released'), 'job released for another worker: this one is stopping');
         return true;
       }
       const message = error instanceof Error ? error.message : String(error);
-      const at = this.#deps.clock.now();
       if (error instanceof PermanentJobError || job.attempts >= MAX_ATTEMPTS) {
-        ctx.log.error({ err: error }, 'job failed');
+        ctx.log.error({ err: error, ...finished('failed') }, 'job failed');
         await finishJob(this.#deps.db, job.id, this.id, { status: 'FAILED', result: job.result, error: message, now: at.toISOString() });
         const onFailed = this.#failureHandlers.get(job.kind);
         if (onFailed) {
@@ -182,7 +215,7 @@ export class Worker {
         }
       } else {
         const delayMs = 1000 * 2 ** job.attempts;
-        ctx.log.warn({ err: error, retry_in_ms: delayMs }, 'job attempt failed; will retry');
+        ctx.log.warn({ err: error, retry_in_ms: delayMs, ...finished('retry') }, 'job attempt failed; will retry');
         await retryJobLater(this.#deps.db, job.id, this.id, new Date(at.getTime() + delayMs).toISOString(), message, at.toISOString());
       }
     }

@@ -143,6 +143,50 @@ export async function retryJobLater(db: Executor, id: string, workerId: string, 
     .execute();
 }
 
+/**
+ * Gives a claimed job back to the queue, due at once, without counting the attempt: its worker is
+ * stopping (the process shuts down) and another worker, or this one after a restart, runs it.
+ */
+export async function releaseJob(db: Executor, id: string, workerId: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ status: 'ENQUEUED', run_at: now, attempts: sql<number>`attempts - 1`, locked_by: null, locked_until: null, updated_at: now })
+    .where('id', '=', id)
+    .where('locked_by', '=', workerId)
+    .where('status', '=', 'IN_PROGRESS')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Jobs not finished, by kind: how many are due now, scheduled for later and running, and the oldest due one. */
+export interface QueueDepth {
+  kind: string;
+  due: number;
+  scheduled: number;
+  running: number;
+  oldestDueAt: string | null;
+}
+
+/**
+ * The job queue across every project (an operator's view for /metrics). Reads the unfinished jobs only,
+ * through the `jobs_runnable` index on (status, run_at).
+ */
+export async function jobQueueDepth(db: Executor, now: string): Promise<QueueDepth[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select((eb) => [
+      'kind',
+      eb.fn.countAll<number>().filterWhere((w) => w.and([w('status', '=', 'ENQUEUED'), w('run_at', '<=', now)])).as('due'),
+      eb.fn.countAll<number>().filterWhere((w) => w.and([w('status', '=', 'ENQUEUED'), w('run_at', '>', now)])).as('scheduled'),
+      eb.fn.countAll<number>().filterWhere('status', '=', 'IN_PROGRESS').as('running'),
+      eb.fn.min<string | null>('run_at').filterWhere((w) => w.or([w('status', '=', 'IN_PROGRESS'), w('run_at', '<=', now)])).as('oldest_due_at'),
+    ])
+    .where('status', 'in', ['ENQUEUED', 'IN_PROGRESS'])
+    .groupBy('kind')
+    .execute();
+  return rows.map((r) => ({ kind: r.kind, due: Number(r.due), scheduled: Number(r.scheduled), running: Number(r.running), oldestDueAt: r.oldest_due_at }));
+}
+
 export async function findJob(db: Executor, projectId: string, id: string): Promise<JobRow | undefined> {
   return db.selectFrom('jobs').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
 }

@@ -24,8 +24,10 @@ export async function migrateToLatest(db: Db, options: { schema?: string } = {})
   const { error, results } = await migratorFor(db, options).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
+    // No migration ran: the database could not be reached or locked; the cause says why.
+    if (!failed) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`);
+    throw new Error(`migration ${failed.migrationName} failed: ${reason}`, { cause: error });
   }
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
 }

@@ -18,3 +18,12 @@ export async function putSettingIfAbsent(db: Executor, key: string, value: strin
   if (stored === undefined) throw new Error(`setting ${key} vanished`);
   return stored;
 }
+
+/** Stores `value` under `key`, replacing what was there. */
+export async function putSetting(db: Executor, key: string, value: string): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ key, value })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+    .execute();
+}

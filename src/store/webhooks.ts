@@ -188,6 +188,25 @@ export async function insertDeliveries(db: Executor, rows: ReadonlyArray<Inserta
   }
 }
 
+/**
+ * Unsent deliveries across every project (an operator's view for /metrics): due now, scheduled for a
+ * retry, or queued behind an earlier delivery of their webhook, and when the oldest of them was created.
+ * Reads the PENDING ones only, through `webhook_deliveries_finished` (status, finished_at).
+ */
+export async function deliveryQueueDepth(db: Executor, now: string): Promise<{ due: number; scheduled: number; queued: number; oldestCreatedAt: string | null }> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => [
+      eb.fn.countAll<number>().filterWhere('next_attempt_at', '<=', now).as('due'),
+      eb.fn.countAll<number>().filterWhere('next_attempt_at', '>', now).as('scheduled'),
+      eb.fn.countAll<number>().filterWhere('next_attempt_at', 'is', null).as('queued'),
+      eb.fn.min<string | null>('created_at').as('oldest'),
+    ])
+    .where('status', '=', 'PENDING')
+    .executeTakeFirst();
+  return { due: Number(row?.due ?? 0), scheduled: Number(row?.scheduled ?? 0), queued: Number(row?.queued ?? 0), oldestCreatedAt: row?.oldest ?? null };
+}
+
 /** Whether any delivery is due (read only; the claim itself takes a write transaction). */
 export async function hasDueDeliveries(db: Executor, now: string): Promise<boolean> {
   const row = await db

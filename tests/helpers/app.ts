@@ -8,6 +8,7 @@ import { ManualClock } from '../../src/lib/clock.ts';
 import { sortableIds } from '../../src/lib/ids.ts';
 import type { Deps } from '../../src/services/context.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
+import { CLIENT_ACTIONS_ON } from './client-actions.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 const { VoucherifyServerSide, VoucherifyClientSide } = sdk;
@@ -50,6 +51,11 @@ export interface TestApp {
   serverHeaders(keys?: KeyPairOut): Record<string, string>;
   clientHeaders(keys?: KeyPairOut, origin?: string): Record<string, string>;
   managementHeaders(): Record<string, string>;
+  /**
+   * Turns on the default project's client-side actions through the management API, as an operator does:
+   * a new project (the default one too) allows none (README "Client-side API").
+   */
+  allowClientActions(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -81,7 +87,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     runWorker: false,
     webhookAllowNetworks: [],
     server: { requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 1024 },
-    console: { sessionTtlSeconds: 12 * 3600, firstAdmin: null },
+    databasePoolSize: 10,
+    shutdownTimeoutMs: 20_000,
+    workerMetricsPort: null,
+    tracing: null,
     ...overrides,
   };
 }
@@ -112,6 +121,27 @@ export async function startTestApp(options: { config?: Partial<Config>; clockSta
     'X-Management-Token': TEST_KEYS.management.secret,
   });
 
+  const request: TestApp['request'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? serverHeaders()) };
+    let body: string | undefined = opts.body;
+    if (opts.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(opts.json);
+    } else if (opts.form !== undefined) {
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(opts.form).toString();
+    }
+    const response = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed };
+  };
+
   return {
     url,
     app,
@@ -136,25 +166,10 @@ export async function startTestApp(options: { config?: Partial<Config>; clockSta
     serverHeaders,
     clientHeaders,
     managementHeaders,
-    async request(method, path, opts = {}) {
-      const headers: Record<string, string> = { ...(opts.headers ?? serverHeaders()) };
-      let body: string | undefined = opts.body;
-      if (opts.json !== undefined) {
-        headers['content-type'] ??= 'application/json';
-        body = JSON.stringify(opts.json);
-      } else if (opts.form !== undefined) {
-        headers['content-type'] ??= 'application/x-www-form-urlencoded';
-        body = new URLSearchParams(opts.form).toString();
-      }
-      const response = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-      const text = await response.text();
-      let parsed: unknown = undefined;
-      try {
-        parsed = text === '' ? undefined : JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      return { status: response.status, headers: response.headers, text, body: parsed };
+    request,
+    async allowClientActions() {
+      const answer = await request('PUT', `/management/v1/projects/${boot.defaultProjectId}`, { headers: managementHeaders(), json: CLIENT_ACTIONS_ON });
+      if (answer.status !== 200) throw new Error(`enabling client-side actions: ${answer.status} ${answer.text}`);
     },
     async close() {
       await worker.stop();

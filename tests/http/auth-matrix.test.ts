@@ -45,6 +45,7 @@ describe('authentication matrix', () => {
 
   before(async () => {
     t = await startTestApp();
+    await t.allowClientActions();
     ownCustomerId = (await t.request('POST', '/v1/customers', { json: { source_id: 'own' } })).body.id;
     const other = await newProject('Other');
     otherServer = other.server_side_key;

@@ -19,6 +19,7 @@ describe('qualifications and the client side', () => {
 
   before(async () => {
     t = await startTestApp();
+    await t.allowClientActions();
     f = fixtures(t);
     customer = await f.customer({ source_id: 'qualifier', metadata: { tier: 'gold' } });
     const campaign = await f.ok('POST', '/v1/campaigns', {

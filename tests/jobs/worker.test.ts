@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
 import { Worker, PermanentJobError } from '../../src/jobs/worker.ts';
 import { inTransaction } from '../../src/services/context.ts';
 import { enqueueJob, findJob } from '../../src/store/jobs.ts';
@@ -110,4 +111,72 @@ describe('job worker', () => {
     assert.equal(runs.size, ids.length);
     for (const id of ids) assert.equal(runs.get(id), 1, id);
   });
+
+  test('a stopping worker releases the job in hand at its next progress report, without counting the attempt', async () => {
+    const lines = captureLog();
+    const worker = new Worker(t.deps, lines.log);
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let proceed!: () => void;
+    const gate = new Promise<void>((resolve) => (proceed = resolve));
+    worker.register('test.long', async (_job, ctx) => {
+      started();
+      await gate;
+      await ctx.progress(10);
+      return 'ran to the end';
+    });
+    const id = await enqueue('test.long', {});
+    const attempt = worker.runOnce();
+    await running;
+    const stopped = worker.stop();
+    proceed();
+    await attempt;
+    await stopped;
+
+    const row = await findJob(t.deps.db, t.projectId, id);
+    assert.equal(row?.status, 'ENQUEUED', 'back in the queue, not DONE');
+    assert.equal(row?.locked_by, null);
+    assert.equal(row?.attempts, 0, 'a shutdown does not use up an attempt');
+    assert.ok(row && row.run_at <= t.clock.now().toISOString(), 'due at once');
+    assert.ok(lines.find('job released for another worker: this one is stopping', { job_id: id, outcome: 'released' }));
+
+    const next = new Worker(t.deps, t.app.log).register('test.long', async () => 'resumed');
+    assert.equal(await next.runOnce(), true);
+    assert.equal((await findJob(t.deps.db, t.projectId, id))?.status, 'DONE');
+  });
+
+  test('the worker logs every job it runs with its kind, attempt and outcome', async () => {
+    const lines = captureLog();
+    const worker = new Worker(t.deps, lines.log);
+    worker.register('test.logged', async () => 'fine');
+    worker.register('test.refused', async () => {
+      throw new PermanentJobError('cannot be done');
+    });
+    const done = await enqueue('test.logged', {});
+    const failed = await enqueue('test.refused', {});
+    while (await worker.runOnce()) {
+      /* drain */
+    }
+    const ok = lines.find('job done', { job_id: done, job_kind: 'test.logged', outcome: 'done', attempt: 1 });
+    assert.ok(ok, lines.all().join('\n'));
+    assert.equal(typeof ok.duration_ms, 'number');
+    assert.equal(ok.level, 30, 'info');
+    const bad = lines.find('job failed', { job_id: failed, job_kind: 'test.refused', outcome: 'failed' });
+    assert.ok(bad);
+    assert.equal(bad.level, 50, 'error');
+  });
 });
+
+/** A pino logger whose lines the test reads back. */
+function captureLog() {
+  const written: string[] = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => void written.push(line) });
+  const parsed = () => written.map((line) => JSON.parse(line) as Record<string, unknown>);
+  return {
+    log,
+    all: () => written,
+    find(msg: string, fields: Record<string, unknown>): Record<string, unknown> | undefined {
+      return parsed().find((line) => line.msg === msg && Object.entries(fields).every(([k, v]) => line[k] === v));
+    },
+  };
+}

@@ -27,7 +27,12 @@ describe('first start: pepper, default project and keys', () => {
     assert.ok(first.generated.management && first.generated.server && first.generated.client);
     const project = await findDefaultProject(db.db);
     assert.equal(project?.id, first.defaultProjectId);
-    assert.deepEqual(toProjectObject(project!).client_trusted_domains, ['*']);
+    // Secure by default: no trusted origin, no client-side action until configured.
+    const shown = toProjectObject(project!);
+    assert.deepEqual(shown.client_trusted_domains, []);
+    assert.equal(shown.client_redeem_enabled, false);
+    assert.equal(shown.client_publish_enabled, false);
+    assert.equal(shown.client_create_customer_enabled, false);
 
     const [server] = await listLiveApiKeys(db.db, first.defaultProjectId, 'server');
     assert.equal(server?.app_id, first.generated.server.id);

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Ids } from '../../lib/ids.ts';
 import { hashSecret, newPepper, newSecret } from '../../lib/secrets.ts';
 import type { Db, Dialect, Tx } from '../../store/db.ts';
-import { toJson } from '../../store/json.ts';
+import { fromJson, toJson } from '../../store/json.ts';
 import {
   countLiveManagementKeys,
   findApiKeyByAppId,
@@ -18,9 +18,9 @@ import {
   setManagementKeySecret,
 } from '../../store/keys.ts';
 import { findDefaultProject, updateProject } from '../../store/projects.ts';
-import { putSettingIfAbsent } from '../../store/settings.ts';
+import { getSetting, putSetting, putSettingIfAbsent } from '../../store/settings.ts';
 import { inTransaction, type Deps } from '../context.ts';
-import { createProject } from './projects.ts';
+import { createProjectIn } from './projects.ts';
 
 // First-start setup: the hashing pepper, the organisation's management key and the default project with
 // its keys. Keys fixed in the environment always win over stored ones, so scripts can rely on them.
@@ -34,6 +34,28 @@ export interface BootstrapResult {
     server?: KeyPair;
     client?: KeyPair;
   };
+  /**
+   * Which process showed the generated secrets, and when (this one when `generated` is not empty). With
+   * several processes starting at once only one creates the keys; the others point to it.
+   */
+  keysShownBy: KeysShownBy | null;
+}
+
+export interface KeysShownBy {
+  /** e.g. "punchcard worker (pid 4242 on host app-1)". */
+  by: string;
+  at: string;
+}
+
+const KEYS_SHOWN_BY = 'generated_keys_shown_by';
+
+async function recordKeysShown(db: Db, shown: KeysShownBy): Promise<void> {
+  await inTransaction({ db }, (tx) => putSetting(tx, KEYS_SHOWN_BY, JSON.stringify(shown)));
+}
+
+async function keysShownBy(db: Db): Promise<KeysShownBy | null> {
+  const raw = await getSetting(db, KEYS_SHOWN_BY);
+  return raw === undefined ? null : fromJson<KeysShownBy | null>(raw, null);
 }
 
 export async function loadPepper(db: Db): Promise<string> {
@@ -119,26 +141,25 @@ async function issueProjectKey(tx: Tx, deps: Pick<Deps, 'ids' | 'clock' | 'peppe
 }
 
 export async function bootstrap(
-  base: { db: Db; dialect: Dialect; clock: Clock; ids: Ids; config: Config },
+  base: { db: Db; dialect: Dialect; clock: Clock; ids: Ids; config: Config; process?: string },
 ): Promise<BootstrapResult> {
   const pepper = await loadPepper(base.db);
   const deps: Deps = { ...base, pepper };
   const { config } = base;
-  const generated: BootstrapResult['generated'] = {};
-
-  const existing = await inTransaction(deps, async (tx) => {
+  // One transaction under one lock: when several processes start at once on a new database, exactly
+  // one of them creates every key and shows the secrets; the others find them made.
+  // A retried transaction starts over, so what it generated is collected anew each time.
+  const { projectId, generated } = await inTransaction(deps, async (tx) => {
+    const generated: BootstrapResult['generated'] = {};
     await lockBootstrap(tx, deps.dialect);
     const management = await ensureManagementKey(tx, deps, config.managementKey);
     if (management) generated.management = management;
-    return findDefaultProject(tx);
-  });
-
-  let projectId: string;
-  if (!existing) {
-    const server = config.defaultProject.serverKey;
-    const client = config.defaultProject.clientKey;
-    try {
-      const created = await createProject(
+    let project = (await findDefaultProject(tx))?.id;
+    if (project === undefined) {
+      const server = config.defaultProject.serverKey;
+      const client = config.defaultProject.clientKey;
+      const created = await createProjectIn(
+        tx,
         deps,
         { requestId: 'w-bootstrap', source: { channel: 'INTERNAL' } },
         {
@@ -147,42 +168,42 @@ export async function bootstrap(
           timezone: 'UTC',
           currency: 'USD',
           case_sensitive_codes: true,
-          client_trusted_domains: config.defaultProject.clientOrigins ?? ['*'],
+          // Like any new project, the default one trusts no origin and allows no client-side action
+          // until configured (PUNCHCARD_CLIENT_ORIGINS; the flags through the management API).
+          client_trusted_domains: config.defaultProject.clientOrigins ?? [],
         },
-        { isDefault: true, serverKey: server, clientKey: client, clientFlagsDefault: true },
+        { isDefault: true, serverKey: server, clientKey: client },
       );
-      projectId = created.id;
+      project = created.id;
       if (!server) generated.server = { id: created.server_side_key.app_id, secret: created.server_side_key.app_token };
       if (!client) generated.client = { id: created.client_side_key.app_id, secret: created.client_side_key.app_token };
-    } catch (error) {
-      // Another process created it first; carry on with theirs.
-      const theirs = await findDefaultProject(deps.db);
-      if (!theirs) throw error;
-      projectId = theirs.id;
     }
-  } else {
-    projectId = existing.id;
-  }
-
-  await inTransaction(deps, async (tx) => {
-    await lockBootstrap(tx, deps.dialect);
-    const server = await ensureProjectKey(tx, deps, projectId, 'server', config.defaultProject.serverKey);
+    const server = await ensureProjectKey(tx, deps, project, 'server', config.defaultProject.serverKey);
     if (server) generated.server = server;
-    const client = await ensureProjectKey(tx, deps, projectId, 'client', config.defaultProject.clientKey);
+    const client = await ensureProjectKey(tx, deps, project, 'client', config.defaultProject.clientKey);
     if (client) generated.client = client;
     if (config.defaultProject.clientOrigins) {
-      await updateProject(tx, projectId, { client_trusted_domains: toJson(config.defaultProject.clientOrigins) });
+      await updateProject(tx, project, { client_trusted_domains: toJson(config.defaultProject.clientOrigins) });
     }
+    return { projectId: project, generated };
   });
 
-  return { pepper, defaultProjectId: projectId, generated };
+  const created = generated.management !== undefined || generated.server !== undefined || generated.client !== undefined;
+  let shownBy: KeysShownBy | null;
+  if (created) {
+    shownBy = { by: base.process ?? 'punchcard', at: deps.clock.now().toISOString() };
+    await recordKeysShown(deps.db, shownBy);
+  } else {
+    shownBy = await keysShownBy(deps.db);
+  }
+  return { pepper, defaultProjectId: projectId, generated, keysShownBy: shownBy };
 }
 
 /**
  * Replaces the generated keys (the default project's and the management key) with new ones; keys fixed
  * by the environment stay.
  */
-export async function rotateGeneratedKeys(deps: Deps): Promise<{ management?: KeyPair; server?: KeyPair; client?: KeyPair }> {
+export async function rotateGeneratedKeys(deps: Deps, process = 'punchcard keys --rotate'): Promise<{ management?: KeyPair; server?: KeyPair; client?: KeyPair }> {
   return inTransaction(deps, async (tx) => {
     await lockBootstrap(tx, deps.dialect);
     const project = await findDefaultProject(tx);
@@ -200,6 +221,7 @@ export async function rotateGeneratedKeys(deps: Deps): Promise<{ management?: Ke
       await revokeApiKeys(tx, project.id, now, kind);
       out[kind] = await issueProjectKey(tx, deps, project.id, kind);
     }
+    if (Object.keys(out).length > 0) await putSetting(tx, KEYS_SHOWN_BY, JSON.stringify({ by: process, at: now }));
     return out;
   });
 }

@@ -7,6 +7,7 @@ import { toJson } from '../../store/json.ts';
 import { insertApiKey, revokeApiKeys } from '../../store/keys.ts';
 import * as store from '../../store/projects.ts';
 import type { ProjectObject } from '../../store/projects.ts';
+import type { Tx } from '../../store/db.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 
 export interface IssuedKeyPair {
@@ -72,7 +73,6 @@ export interface NewProjectOptions {
   /** Fixed keys (from the environment) instead of generated ones. */
   serverKey?: { id: string; secret: string } | null;
   clientKey?: { id: string; secret: string } | null;
-  clientFlagsDefault?: boolean;
 }
 
 /** Creates a project with one server key and one client key; the secrets are returned once. */
@@ -82,63 +82,72 @@ export async function createProject(
   input: CreateProjectInput,
   options: NewProjectOptions = {},
 ): Promise<CreatedProject> {
+  return inTransaction(deps, (tx) => createProjectIn(tx, deps, actor, input, options));
+}
+
+/** createProject inside the caller's transaction (first-start setup creates everything in one). */
+export async function createProjectIn(
+  tx: Tx,
+  deps: Deps,
+  actor: Omit<Actor, 'projectId'>,
+  input: CreateProjectInput,
+  options: NewProjectOptions = {},
+): Promise<CreatedProject> {
   assertTimezone(input.timezone);
   const origins = assertOrigins(input.client_trusted_domains ?? []);
   const now = deps.clock.now().toISOString();
   const id = deps.ids.next('proj');
-  const flag = (value: boolean | undefined) => value ?? options.clientFlagsDefault ?? false;
+  // Secure by default: every client-side action stays off until the project enables it.
+  const flag = (value: boolean | undefined) => value ?? false;
   const serverKey = options.serverKey ?? { id: deps.ids.next('app'), secret: newSecret() };
   const clientKey = options.clientKey ?? { id: deps.ids.next('client'), secret: newSecret() };
 
-  const row = await inTransaction(deps, async (tx) => {
-    await store.insertProject(tx, {
-      id,
-      name: input.name,
-      description: input.description ?? '',
-      timezone: input.timezone,
-      currency: input.currency,
-      dial_code: input.dial_code ?? null,
-      webhook_version: input.webhook_version ?? 'v2024-01-01',
-      api_version: input.api_version ?? 'v2018-08-01',
-      cluster_id: input.cluster_id ?? 'local',
-      case_sensitive_codes: input.case_sensitive_codes,
-      is_sandbox: false,
-      is_default: options.isDefault ?? false,
-      client_trusted_domains: toJson(origins),
-      client_redeem_enabled: flag(input.client_redeem_enabled),
-      client_publish_enabled: flag(input.client_publish_enabled),
-      client_list_vouchers_enabled: flag(input.client_list_vouchers_enabled),
-      client_create_customer_enabled: flag(input.client_create_customer_enabled),
-      client_loyalty_events_enabled: flag(input.client_loyalty_events_enabled),
-      client_set_voucher_expiration_date_enabled: flag(input.client_set_voucher_expiration_date_enabled),
-      webhooks_callout_notifications: toJson(fillCallouts(input.webhooks_callout_notifications)),
-      api_usage_notifications: toJson(fillUsage(input.api_usage_notifications)),
-      default_code_config: null,
-      limits: input.limits ? toJson(input.limits) : null,
-      webhook_token: newSecret(40),
-      created_at: now,
-      updated_at: null,
-      deleted_at: null,
-    });
-    for (const [kind, pair] of [['server', serverKey], ['client', clientKey]] as const) {
-      await insertApiKey(tx, {
-        id: deps.ids.next('key'),
-        project_id: id,
-        kind,
-        app_id: pair.id,
-        secret_hash: hashSecret(deps.pepper, pair.secret),
-        name: `${kind === 'server' ? 'Server-side' : 'Client-side'} key`,
-        created_at: now,
-        revoked_at: null,
-      });
-    }
-    const created = await store.findProject(tx, id);
-    if (!created) throw new Error('project vanished inside its own transaction');
-    await appendEvents(tx, [
-      makeEvent(deps, { ...actor, projectId: id }, { type: 'project.created', entityId: id, data: { project: store.toProjectObject(created) } }),
-    ]);
-    return created;
+  await store.insertProject(tx, {
+    id,
+    name: input.name,
+    description: input.description ?? '',
+    timezone: input.timezone,
+    currency: input.currency,
+    dial_code: input.dial_code ?? null,
+    webhook_version: input.webhook_version ?? 'v2024-01-01',
+    api_version: input.api_version ?? 'v2018-08-01',
+    cluster_id: input.cluster_id ?? 'local',
+    case_sensitive_codes: input.case_sensitive_codes,
+    is_sandbox: false,
+    is_default: options.isDefault ?? false,
+    client_trusted_domains: toJson(origins),
+    client_redeem_enabled: flag(input.client_redeem_enabled),
+    client_publish_enabled: flag(input.client_publish_enabled),
+    client_list_vouchers_enabled: flag(input.client_list_vouchers_enabled),
+    client_create_customer_enabled: flag(input.client_create_customer_enabled),
+    client_loyalty_events_enabled: flag(input.client_loyalty_events_enabled),
+    client_set_voucher_expiration_date_enabled: flag(input.client_set_voucher_expiration_date_enabled),
+    webhooks_callout_notifications: toJson(fillCallouts(input.webhooks_callout_notifications)),
+    api_usage_notifications: toJson(fillUsage(input.api_usage_notifications)),
+    default_code_config: null,
+    limits: input.limits ? toJson(input.limits) : null,
+    webhook_token: newSecret(40),
+    created_at: now,
+    updated_at: null,
+    deleted_at: null,
   });
+  for (const [kind, pair] of [['server', serverKey], ['client', clientKey]] as const) {
+    await insertApiKey(tx, {
+      id: deps.ids.next('key'),
+      project_id: id,
+      kind,
+      app_id: pair.id,
+      secret_hash: hashSecret(deps.pepper, pair.secret),
+      name: `${kind === 'server' ? 'Server-side' : 'Client-side'} key`,
+      created_at: now,
+      revoked_at: null,
+    });
+  }
+  const row = await store.findProject(tx, id);
+  if (!row) throw new Error('project vanished inside its own transaction');
+  await appendEvents(tx, [
+    makeEvent(deps, { ...actor, projectId: id }, { type: 'project.created', entityId: id, data: { project: store.toProjectObject(row) } }),
+  ]);
   return {
     ...store.toProjectObject(row),
     server_side_key: { app_id: serverKey.id, app_token: serverKey.secret },

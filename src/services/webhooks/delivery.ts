@@ -3,6 +3,7 @@ import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from '../../domain/webhooks/event
 import { punchcardSignature, vendorSignature } from '../../domain/webhooks/signature.ts';
 import { AddressPolicy } from '../../lib/address-policy.ts';
 import { randomString } from '../../lib/ids.ts';
+import { webhookDeliveries, webhookLatency } from '../../lib/metrics.ts';
 import { durable } from '../../store/db.ts';
 import type { EventSource } from '../../store/events.ts';
 import { fromJson, toJson } from '../../store/json.ts';
@@ -98,8 +99,11 @@ export interface WebhookSenderOptions {
   transport?: WebhookTransport;
   /** Resolves target names for the default transport; tests answer without DNS. */
   resolve?: Resolver;
-  /** Receives the real cause of an attempt without an HTTP answer, for the operators' log only. */
-  log?: { warn(details: object, message: string): void };
+  /**
+   * The operators' log: one line per attempt with its outcome, and the real cause of an attempt without
+   * an HTTP answer (the delivery log shows only a generic reason).
+   */
+  log?: { info(details: object, message: string): void; warn(details: object, message: string): void };
   timeoutMs?: number;
   batchSize?: number;
   /** Distinguishes this sender's leases from other processes'. */
@@ -183,18 +187,37 @@ export class WebhookSender {
     const started = performance.now();
     let responseStatus: number | null = null;
     let error: string | null = null;
+    let cause: unknown = undefined;
     try {
       const response = await this.#transport({ url: webhook.target_url, headers, body, timeoutMs: this.#timeoutMs });
       responseStatus = response.status;
       if (response.status < 200 || response.status > 299) error = `answered HTTP ${response.status}`;
     } catch (failure) {
       error = describeFailure(failure);
-      this.#log?.warn({ err: failure, delivery_id: delivery.id, webhook_id: delivery.webhook_id }, `webhook attempt failed: ${error}`);
+      cause = failure;
     }
-    await this.#record(delivery, { responseStatus, error, durationMs: Math.round(performance.now() - started) });
+    const seconds = (performance.now() - started) / 1000;
+    const status = await this.#record(delivery, { responseStatus, error, durationMs: Math.round(seconds * 1000) });
+    const outcome = status === 'SUCCEEDED' ? 'succeeded' : status === 'FAILED' ? 'failed' : 'retry';
+    webhookDeliveries.inc({ outcome });
+    webhookLatency.observe({ outcome }, seconds);
+    const details = {
+      delivery_id: delivery.id,
+      webhook_id: delivery.webhook_id,
+      project_id: delivery.project_id,
+      event_type: delivery.event_type,
+      attempt: delivery.attempts,
+      outcome,
+      response_status: responseStatus,
+      duration_ms: Math.round(seconds * 1000),
+      ...(error !== null ? { error } : {}),
+      ...(cause !== undefined ? { err: cause } : {}),
+    };
+    if (error === null) this.#log?.info(details, 'webhook delivered');
+    else this.#log?.warn(details, outcome === 'failed' ? `webhook delivery failed for good: ${error}` : `webhook attempt failed, will retry: ${error}`);
   }
 
-  async #record(delivery: DeliveryRow, result: { responseStatus: number | null; error: string | null; durationMs: number }): Promise<void> {
+  async #record(delivery: DeliveryRow, result: { responseStatus: number | null; error: string | null; durationMs: number }): Promise<WebhookDeliveryStatus> {
     const deps = this.#deps;
     const now = deps.clock.now();
     const log = fromJson<AttemptRecord[]>(delivery.attempt_log, []);
@@ -222,6 +245,7 @@ export class WebhookSender {
       });
       if (recorded && status !== 'PENDING') await promoteNextDelivery(tx, delivery.project_id, delivery.webhook_id, now.toISOString());
     });
+    return status;
   }
 
   async #cancel(delivery: DeliveryRow, reason: string): Promise<void> {
@@ -233,6 +257,8 @@ export class WebhookSender {
         await promoteNextDelivery(tx, delivery.project_id, delivery.webhook_id, now);
       }
     });
+    webhookDeliveries.inc({ outcome: 'canceled' });
+    this.#log?.info({ delivery_id: delivery.id, webhook_id: delivery.webhook_id, project_id: delivery.project_id, event_type: delivery.event_type, outcome: 'canceled', reason }, 'webhook delivery canceled');
   }
 
   /** Drops old finished deliveries in bounded batches: succeeded and canceled after 30 days, failed after 90. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Api, type HttpClient } from '../../../scripts/lib/http-client.ts';
 import { isObject, list, str } from '../../../scripts/lib/json.ts';
+import { CLIENT_ACTIONS_ON } from '../../helpers/client-actions.ts';
 import { clientHeaders, managementHeaders, serverHeaders, type KeyPair } from '../../../scripts/lib/keys.ts';
 import { unique } from './api-builders.ts';
 
@@ -210,6 +211,8 @@ export async function seedProject(http: HttpClient, projectId: string, keys: { s
   const eventSchema = await ok(mgmt, 'POST', `/management/v1/projects/${projectId}/custom-event-schemas`, { name: `${label}_event`, schema: { properties: { plan: { type: 'string', optional: true } } } });
   const metadataSchema = await ok(mgmt, 'POST', `/management/v1/projects/${projectId}/metadata-schemas`, { related_object: 'product', properties: { tenant: { type: 'string', optional: true } } });
   const stacking = await ok(mgmt, 'POST', `/management/v1/projects/${projectId}/stacking-rules`, { redeemables_application_mode: 'ALL' });
+  // Client-side actions are off in a new project (the default one too); the sweeps cover them all.
+  await ok(mgmt, 'PUT', `/management/v1/projects/${projectId}`, CLIENT_ACTIONS_ON);
   // A client-side customer proves the client keys work before a sweep relies on them.
   const clientApi = new Api(http, clientHeaders(keys.client));
   await ok(clientApi, 'POST', '/client/v1/customers', { source_id: unique(`${label}-client`), name: name('Client customer') });
