@@ -5,6 +5,7 @@ import type { Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
 import { toJson } from '../../store/json.ts';
 import { findProject } from '../../store/projects.ts';
+import { insertHolderIfAbsent } from '../../store/referrals.ts';
 import { claimUnpublishedVoucher, claimVoucher, findHeldVoucher, findPublicationBySourceId, insertPublication } from '../../store/publications.ts';
 import { findLiveVoucherById, updateLiveVoucher, type VoucherRow } from '../../store/vouchers.ts';
 import type { CustomerObject } from '../customers/customers.ts';
@@ -155,6 +156,18 @@ export async function publishVoucher(tx: Tx, deps: Deps, actor: Actor, request: 
     await updateLiveVoucher(tx, actor.projectId, voucher.id, { expiration_date: addIsoDuration(new Date(now), duration).toISOString() });
     voucher = (await findLiveVoucherById(tx, actor.projectId, voucher.id)) ?? voucher;
   }
+
+  // The customer now holds it (GET /v1/customers/{id}/redeemables): as its referrer for a referral code.
+  await insertHolderIfAbsent(tx, {
+    id: deps.ids.next('rh'),
+    project_id: actor.projectId,
+    voucher_id: voucher.id,
+    campaign_id: voucher.campaign_id,
+    customer_id: customer.id,
+    holder_role: voucher.is_referral_code ? 'REFERRER' : 'OWNER',
+    metadata: toJson({}),
+    created_at: now,
+  });
 
   const publicationId = deps.ids.next('pub');
   await insertPublication(tx, {

@@ -55,8 +55,11 @@ export async function up(db: Kysely<MigrationDb>): Promise<void> {
     .execute();
 
   await db.schema.createIndex('redeemable_holders_customer').on('redeemable_holders').columns(['project_id', 'customer_id', 'id']).execute();
+  await backfillHolders(db);
+}
 
-  // Published vouchers without their holder row, in id batches; inserts skip rows that exist.
+/** Gives every published voucher its holder row, in id batches; rows that exist are skipped, so it can run again. */
+export async function backfillHolders(db: Kysely<MigrationDb>): Promise<void> {
   let after = '';
   for (;;) {
     const rows: PublishedVoucher[] = await db

@@ -13,6 +13,7 @@ import {
   UpdateCustomerBody,
 } from '../../schemas/customers.ts';
 import { registerCustomerActivityRoutes } from './activities.ts';
+import { registerCustomerRedeemableRoutes } from './redeemables.ts';
 
 const tags = ['Customers'];
 const CustomerParams = IdParams('customerId', 'Customer id (cust_…) or source_id');
@@ -123,4 +124,5 @@ export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
   );
 
   registerCustomerActivityRoutes(app, ctx);
+  registerCustomerRedeemableRoutes(app, ctx);
 }
