@@ -23,7 +23,7 @@ describe('customer redeemable list query plans', () => {
       code: `CODE-${i}`,
       code_key: `code-${i}`,
       campaign_id: `camp_${i % 10}`,
-      type: 'DISCOUNT_VOUCHER',
+      type: 'DISCOUNT_VOUCHER' as const,
       active: true,
       metadata: '{}',
       is_referral_code: false,
