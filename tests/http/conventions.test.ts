@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { ADMIN, createFirstAdmin, signIn } from '../helpers/console.ts';
 
 // HTTP conventions every route shares (ARCHITECTURE "HTTP conventions", DECISIONS 1, 2, 4, 5, 7).
 
@@ -152,8 +153,18 @@ describe('HTTP conventions', () => {
       // Brackets inside strings are text, not nesting; the deep part follows them.
       'after bracket-filled strings': `{"name":"[[[{{{\\"]]]","x":${'['.repeat(levels)}${']'.repeat(levels)}}`,
     };
+    // Console routes take a signed-in session (cookie and CSRF token).
+    await createFirstAdmin(t);
+    const session = await signIn(t, ADMIN.email, ADMIN.password);
+    const consoleHeaders = { cookie: session.cookie, 'x-csrf-token': session.csrf };
     const headersFor = (path: string): Record<string, string> =>
-      path.startsWith('/management/') ? t.managementHeaders() : path.startsWith('/client/') ? t.clientHeaders() : t.serverHeaders();
+      path.startsWith('/management/')
+        ? t.managementHeaders()
+        : path.startsWith('/client/')
+          ? t.clientHeaders()
+          : path.startsWith('/console/')
+            ? consoleHeaders
+            : t.serverHeaders();
     let swept = 0;
     const failures: string[] = [];
     for (const [template, item] of Object.entries(doc.paths)) {

@@ -31,19 +31,23 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
             type: 'oauth2',
             flows: { clientCredentials: { tokenUrl: '/v1/oauth/token', scopes: {} } },
           },
+          // The console's session (POST /console/v1/session); changes also need the X-CSRF-Token header.
+          ConsoleSession: { type: 'apiKey', in: 'cookie', name: 'punchcard_session' },
         },
       },
     },
     transform: ({ schema, url, route }) => {
       const area: Array<Record<string, string[]>> = url.startsWith('/management/v1')
-        ? [{ 'X-Management-Id': [], 'X-Management-Token': [] }]
+        ? [{ 'X-Management-Id': [], 'X-Management-Token': [] }, { ConsoleSession: [] }]
         : url.startsWith('/client/v1')
           ? [{ 'X-Client-Application-Id': [], 'X-Client-Token': [] }, { 'X-Service-OAuth': [] }]
           : url.startsWith('/v1/oauth')
             ? [{ 'X-App-Id': [], 'X-App-Token': [] }]
             : url.startsWith('/v1')
-              ? [{ 'X-App-Id': [], 'X-App-Token': [] }, { 'X-Service-OAuth': [] }]
-              : [];
+              ? [{ 'X-App-Id': [], 'X-App-Token': [] }, { 'X-Service-OAuth': [] }, { ConsoleSession: [] }]
+              : url.startsWith('/console/v1')
+                ? [{ ConsoleSession: [] }]
+                : [];
       const withSecurity = route.config?.auth === 'public' || area.length === 0 ? schema : { ...schema, security: area };
       return { schema: withSecurity, url };
     },
