@@ -332,6 +332,43 @@ export async function cancelPendingDeliveries(db: Executor, projectId: string, w
   return Number(result.numUpdatedRows);
 }
 
+/**
+ * Puts finished deliveries back in their webhook's queue for a fresh series of attempts (their attempt
+ * log keeps the earlier ones): one delivery by id (`id`, FAILED or SUCCEEDED), or every FAILED one
+ * created at or after `failedSince`. Served by `webhook_deliveries_status` (project, webhook, status, seq).
+ * Call scheduleHeadIfIdle afterwards, in the same transaction.
+ */
+export async function requeueDeliveries(
+  db: Executor,
+  q: { projectId: string; webhookId: string; now: string } & ({ id: string } | { failedSince: string }),
+): Promise<number> {
+  let query = db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'PENDING', attempts: 0, next_attempt_at: null, locked_by: null, locked_until: null, finished_at: null, updated_at: q.now })
+    .where('project_id', '=', q.projectId)
+    .where('webhook_id', '=', q.webhookId);
+  query = 'id' in q ? query.where('id', '=', q.id).where('status', 'in', ['FAILED', 'SUCCEEDED']) : query.where('status', '=', 'FAILED').where('created_at', '>=', q.failedSince);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Schedules the oldest PENDING delivery of a webhook unless one of them is already scheduled or being
+ * sent: a webhook has at most one delivery in flight, so its receiver gets them in log order.
+ */
+export async function scheduleHeadIfIdle(db: Executor, projectId: string, webhookId: string, at: string): Promise<void> {
+  const scheduled = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('webhook_id', '=', webhookId)
+    .where('status', '=', 'PENDING')
+    .where('next_attempt_at', 'is not', null)
+    .limit(1)
+    .executeTakeFirst();
+  if (!scheduled) await promoteNextDelivery(db, projectId, webhookId, at);
+}
+
 export async function findDelivery(db: Executor, projectId: string, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
   const row = await db
     .selectFrom('webhook_deliveries')

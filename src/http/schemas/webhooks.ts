@@ -81,3 +81,19 @@ export const DeliveryList = Type.Object({
   has_more: Type.Boolean(),
   more_starting_after: Type.Optional(Type.String()),
 });
+
+export const DeliveryParams = Type.Object({
+  ...WebhookParams.properties,
+  deliveryId: Type.String({ minLength: 1, description: 'Delivery id (whs_…)' }),
+});
+
+export const ReplayBody = Type.Object({
+  since: Type.String({ format: 'date-time', description: 'Re-send the FAILED deliveries created at or after this instant, e.g. 2026-01-31T08:00:00Z' }),
+});
+
+export const ReplayResult = Type.Object({
+  object: Type.Literal('webhook_delivery_replay'),
+  webhook_id: Type.String(),
+  since: Type.String({ format: 'date-time' }),
+  replayed: Type.Integer({ description: 'How many FAILED deliveries were queued again' }),
+});

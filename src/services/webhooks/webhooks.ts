@@ -230,3 +230,57 @@ export async function listDeliveries(deps: Deps, projectId: string, webhookId: s
     ...(hasMore && last ? { more_starting_after: last.id } : {}),
   };
 }
+
+/**
+ * `POST …/deliveries/{deliveryId}/resend` (Punchcard extension): sends one FAILED or SUCCEEDED delivery
+ * again, with a fresh series of attempts, after the delivery its webhook is sending now.
+ */
+export async function resendDelivery(deps: Deps, actor: ManagementActor, projectId: string, webhookId: string, deliveryId: string): Promise<DeliveryObject> {
+  return inTransaction(deps, async (tx) => {
+    await requireProject(tx, projectId);
+    await requireWebhook(tx, projectId, webhookId);
+    // Webhook row first, deliveries second: the same lock order as the dispatcher and the sender.
+    await store.lockWebhooks(tx, [{ projectId, id: webhookId }]);
+    const current = await store.findDelivery(tx, projectId, webhookId, deliveryId);
+    if (!current) throw errors.notFound('webhook_delivery', deliveryId);
+    const now = deps.clock.now().toISOString();
+    if ((await store.requeueDeliveries(tx, { projectId, webhookId, id: deliveryId, now })) === 0) {
+      throw errors.invalidPayload(`Delivery ${deliveryId} is ${current.status}: only FAILED or SUCCEEDED deliveries can be re-sent`);
+    }
+    await store.scheduleHeadIfIdle(tx, projectId, webhookId, now);
+    await appendEvents(tx, [
+      makeEvent(deps, { ...actor, projectId }, { type: 'webhook.deliveries.resent', entityId: webhookId, data: { webhook_id: webhookId, delivery_id: deliveryId, count: 1 } }),
+    ]);
+    const row = await store.findDelivery(tx, projectId, webhookId, deliveryId);
+    if (!row) throw errors.notFound('webhook_delivery', deliveryId);
+    return toDeliveryObject(row);
+  });
+}
+
+/**
+ * `POST …/deliveries/replay` (Punchcard extension): sends again every FAILED delivery of the webhook
+ * created at or after `since`, in log order, with a fresh series of attempts each.
+ */
+export async function replayFailedDeliveries(deps: Deps, actor: ManagementActor, projectId: string, webhookId: string, since: string) {
+  const sinceIso = parseInstant(since);
+  return inTransaction(deps, async (tx) => {
+    await requireProject(tx, projectId);
+    await requireWebhook(tx, projectId, webhookId);
+    await store.lockWebhooks(tx, [{ projectId, id: webhookId }]);
+    const now = deps.clock.now().toISOString();
+    const replayed = await store.requeueDeliveries(tx, { projectId, webhookId, failedSince: sinceIso, now });
+    if (replayed > 0) {
+      await store.scheduleHeadIfIdle(tx, projectId, webhookId, now);
+      await appendEvents(tx, [
+        makeEvent(deps, { ...actor, projectId }, { type: 'webhook.deliveries.resent', entityId: webhookId, data: { webhook_id: webhookId, failed_since: sinceIso, count: replayed } }),
+      ]);
+    }
+    return { object: 'webhook_delivery_replay' as const, webhook_id: webhookId, since: sinceIso, replayed };
+  });
+}
+
+function parseInstant(value: string): string {
+  const at = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(at)) throw errors.invalidPayload(`Property .since must be a date-time such as 2026-01-31T00:00:00Z, got ${value}`);
+  return new Date(at).toISOString();
+}

@@ -3,7 +3,18 @@ import * as webhooks from '../../../services/webhooks/webhooks.ts';
 import { managementActorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
 import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
-import { DeliveryList, ListDeliveriesQuery, WebhookBody, WebhookList, WebhookObject, WebhookParams } from '../../schemas/webhooks.ts';
+import {
+  DeliveryList,
+  DeliveryObject,
+  DeliveryParams,
+  ListDeliveriesQuery,
+  ReplayBody,
+  ReplayResult,
+  WebhookBody,
+  WebhookList,
+  WebhookObject,
+  WebhookParams,
+} from '../../schemas/webhooks.ts';
 
 const tags = ['Management: webhooks'];
 const ProjectParams = IdParams('projectId', 'Project id (proj_…)');
@@ -98,5 +109,39 @@ export function registerWebhookRoutes(app: TypedApp, { deps }: RouteContext): vo
       },
     },
     async (request) => webhooks.listDeliveries(deps, request.params.projectId, request.params.webhookId, request.query),
+  );
+
+  app.post(
+    '/management/v1/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/resend',
+    {
+      schema: {
+        tags,
+        operationId: 'resendWebhookDelivery',
+        summary: 'Punchcard extension: send a FAILED or SUCCEEDED delivery again',
+        description:
+          'Queues the delivery again with a fresh series of attempts (its attempt log keeps the earlier ones). It is sent after the delivery its webhook is sending now, so a receiver may get it after newer events. A PENDING or CANCELED delivery answers 400.',
+        params: DeliveryParams,
+        response: { 200: DeliveryObject, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) =>
+      webhooks.resendDelivery(deps, managementActorOf(request), request.params.projectId, request.params.webhookId, request.params.deliveryId),
+  );
+
+  app.post(
+    '/management/v1/projects/:projectId/webhooks/:webhookId/deliveries/replay',
+    {
+      schema: {
+        tags,
+        operationId: 'replayWebhookDeliveries',
+        summary: 'Punchcard extension: send again every FAILED delivery of a webhook since a time',
+        description:
+          'After a receiver outage: every delivery of the webhook that ended FAILED and was created at or after `since` is queued again, in log order, each with a fresh series of attempts.',
+        params: WebhookParams,
+        body: ReplayBody,
+        response: { 200: ReplayResult, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => webhooks.replayFailedDeliveries(deps, managementActorOf(request), request.params.projectId, request.params.webhookId, request.body.since),
   );
 }
