@@ -36,7 +36,7 @@ describe('customer redeemable list query plans', () => {
       voucher_id: v.id,
       campaign_id: v.campaign_id,
       customer_id: v.holder_id,
-      holder_role: 'OWNER',
+      holder_role: 'OWNER' as const,
       metadata: '{}',
       created_at: at,
     }));

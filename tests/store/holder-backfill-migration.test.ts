@@ -19,7 +19,7 @@ describe('migration 0032: holder rows of vouchers published before it', () => {
       code: id.toUpperCase(),
       code_key: id,
       campaign_id: 'camp_1',
-      type: 'DISCOUNT_VOUCHER',
+      type: 'DISCOUNT_VOUCHER' as const,
       active: true,
       metadata: '{}',
       is_referral_code: false,
