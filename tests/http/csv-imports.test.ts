@@ -22,7 +22,8 @@ describe('CSV imports', () => {
   let dir: string;
 
   before(async () => {
-    t = await startTestApp();
+    // The 100 MiB upload below must not meet the 30 s receive deadline on a busy machine.
+    t = await startTestApp({ config: { server: { requestTimeoutMs: 300_000, keepAliveTimeoutMs: 72_000, maxConnections: 1024 } } });
     dir = mkdtempSync(join(tmpdir(), 'punchcard-csv-'));
     for (const [relatedObject, properties] of [
       ['customer', { vip: { type: 'boolean' }, visits: { type: 'number' }, tags: { type: 'string', array: true } }],
@@ -337,11 +338,17 @@ describe('CSV imports', () => {
     assert.match(wrongDone.result.failed[0].reason, /Property \.gift does not apply to DISCOUNT_VOUCHER vouchers/);
   });
 
-  test('an unknown campaign is 404 before the file is read', async () => {
-    const res = await multipart('/v1/campaigns/no-such-campaign/importCSV', form('Code\nX-1\n'));
-    assert.equal(res.status, 404);
-    const body = (await res.json()) as Json;
-    assert.equal(body.key, 'not_found');
+  test('an unknown campaign is 404 before the body is looked at', async () => {
+    for (const [body, headers] of [
+      [form('Code\nX-1\n'), {}],
+      ['{"file":"x"}', { 'content-type': 'application/json' }],
+    ] as const) {
+      const res = await multipart('/v1/campaigns/no-such-campaign/importCSV', body, headers);
+      assert.equal(res.status, 404);
+      const answer = (await res.json()) as Json;
+      assert.equal(answer.key, 'not_found');
+      assert.equal(answer.resource_type, 'campaign');
+    }
     assert.equal(await stagedRows(), 0);
   });
 

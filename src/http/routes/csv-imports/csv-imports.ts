@@ -39,6 +39,8 @@ const SEND_A_FILE = 'Send the CSV file as multipart/form-data, in a file part na
 const tooLarge = () =>
   domainError('payload_too_large', { details: `The CSV file is larger than the ${CSV_IMPORT_MAX_BYTES} bytes an import may have` });
 
+const BROKEN_FORM = /^(Multipart: Boundary not found|Boundary required|Unsupported Content-Type\.|The needle cannot .*)$|unexpected end of multipart data/i;
+
 /** The multipart parser's own errors, in the standard error body. */
 function multipartError(error: unknown): DomainError | null {
   if (error instanceof DomainError) return error;
@@ -62,8 +64,8 @@ function multipartError(error: unknown): DomainError | null {
     default:
       break;
   }
-  // busboy's complaints about the form itself (no boundary, a malformed part header, a form cut short).
-  if (/multipart|boundary|part|form/i.test(error.message)) {
+  // busboy's complaints about the form itself: no boundary or one too long, a form cut short.
+  if (BROKEN_FORM.test(error.message)) {
     return domainError('invalid_payload', { details: `The multipart/form-data body is malformed: ${error.message}` });
   }
   return null;
@@ -73,11 +75,12 @@ function multipartError(error: unknown): DomainError | null {
 const FORM_OVERHEAD_BYTES = MULTIPART_LIMITS.fields * MULTIPART_LIMITS.fieldSize + 64 * 1024;
 
 async function receive(ctx: RouteContext, request: FastifyRequest, kind: CsvImportKind, campaignRef?: string) {
+  // The path is checked first (an unknown campaign is 404 whatever the body), then the body.
+  const upload = await CsvUpload.open(ctx.deps, actorOf(request), kind, campaignRef);
   if (!request.isMultipart()) throw domainError('invalid_payload', { details: SEND_A_FILE });
   // A body announced larger than any acceptable form is refused before a byte of it is parsed.
   const announced = Number(request.headers['content-length']);
   if (Number.isFinite(announced) && announced > CSV_IMPORT_MAX_BYTES + FORM_OVERHEAD_BYTES) throw tooLarge();
-  const upload = await CsvUpload.open(ctx.deps, actorOf(request), kind, campaignRef);
   try {
     for await (const part of request.parts()) {
       // Form fields (the vendor's `webhooks_enable`) change nothing here; the first file part is the CSV.
@@ -102,9 +105,10 @@ async function receive(ctx: RouteContext, request: FastifyRequest, kind: CsvImpo
 export function registerCsvImportRoutes(app: TypedApp, ctx: RouteContext): void {
   app.register(async (instance) => {
     const scope = instance.withTypeProvider<TypeBoxTypeProvider>();
-    // Only multipart/form-data is parsed here; any other body is refused in the standard error body.
+    // Only multipart/form-data is parsed here. Any other body is left unread (Node discards it once the
+    // answer is sent) for the handler to refuse in the standard error body, after it checked the path.
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (_request, _payload, done) => done(domainError('invalid_payload', { details: SEND_A_FILE }), undefined));
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
     await scope.register(multipart, { limits: MULTIPART_LIMITS });
 
     const config = { bulk: true, streamedBody: true };
