@@ -121,7 +121,7 @@ export function registerCsvImportRoutes(app: TypedApp, ctx: RouteContext): void 
         consumes: ['multipart/form-data'],
         body: CsvImportBody,
         ...extra,
-        response: { [status]: AsyncActionCreated, ...errorResponses(404, 413, 429) },
+        response: { [status]: AsyncActionCreated, ...errorResponses(...('params' in extra ? [404] : []), 413, 429) },
       },
     });
 
