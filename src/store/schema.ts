@@ -534,6 +534,37 @@ export interface RedeemableHoldersTable {
   created_at: Timestamp;
 }
 
+/** A marketing permission a project asks its customers for (vendor Consent). */
+export interface ConsentsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  category: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+/** Consents shown together (vendor ConsentGroup); `consents` is a JSON array of consent ids. */
+export interface ConsentGroupsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  consents: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+/** A customer's answer to one consent: granted (opt-in) or withdrawn (opt-out). */
+export interface CustomerConsentsTable {
+  project_id: string;
+  customer_id: string;
+  consent_id: string;
+  granted: Bool;
+  updated_at: Timestamp;
+}
+
 /** A referred customer: the conversion (redemption or custom event) that made them a referee of a program. */
 export interface ReferralsTable {
   id: string;
@@ -1005,6 +1036,9 @@ export interface Database {
   product_collections: ProductCollectionsTable;
   product_collection_items: ProductCollectionItemsTable;
   redeemable_holders: RedeemableHoldersTable;
+  consents: ConsentsTable;
+  consent_groups: ConsentGroupsTable;
+  customer_consents: CustomerConsentsTable;
   referrals: ReferralsTable;
   earning_rules: EarningRulesTable;
   loyalty_tiers: LoyaltyTiersTable;

@@ -11,6 +11,7 @@ import { registerLoyaltyMemberRoutes } from './loyalty/members.ts';
 import { registerLoyaltyIncentiveRoutes } from './loyalty/incentives.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { registerCustomerRoutes } from './customers/customers.ts';
+import { registerConsentRoutes } from './consents/consents.ts';
 import { registerExportRoutes } from './exports/exports.ts';
 import { registerProjectRoutes } from './management/projects.ts';
 import { registerUserRoutes } from './management/users.ts';
@@ -32,6 +33,7 @@ export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<
   registerOauthRoutes(app, ctx);
   registerCatalogRoutes(app, ctx);
   registerCustomerRoutes(app, ctx);
+  registerConsentRoutes(app, ctx);
   registerOrderRoutes(app, ctx);
   registerCampaignRoutes(app, ctx);
   registerLoyaltyCampaignRoutes(app, ctx);

@@ -5,6 +5,7 @@ import { appendEvents, countCustomerEventsOfKind, deleteCustomerEvents } from '.
 import { deleteCustomerOrders } from '../../store/orders.ts';
 import { eraseCustomerFromRedemptions } from '../../store/redemption-records.ts';
 import { clearTrackingIdOfErased } from '../../store/erased-tracking.ts';
+import { deleteCustomerConsents } from '../../store/consents.ts';
 import { toJson } from '../../store/json.ts';
 import * as store from '../../store/customers.ts';
 import { findProject } from '../../store/projects.ts';
@@ -286,6 +287,7 @@ export async function permanentlyDeleteCustomer(deps: Deps, actor: Actor, custom
     // The redemption records stay (they are the history of what was granted), without the person in them.
     await eraseCustomerFromRedemptions(tx, actor.projectId, row);
     await clearTrackingIdOfErased(tx, 'publications', actor.projectId, row);
+    await deleteCustomerConsents(tx, actor.projectId, row.id);
     await store.eraseCustomer(tx, actor.projectId, row.id);
     const record: PermanentDeletion = {
       id: deps.ids.next('del'),

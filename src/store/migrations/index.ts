@@ -23,6 +23,7 @@ import * as csvImports from './2026-11-26-0031-csv-imports.ts';
 import * as projectUsers from './2026-11-26-0035-project-users.ts';
 import * as consoleSessions from './2026-11-26-0036-console-sessions.ts';
 import * as scopedExportsCustomerRedeemables from './2026-11-26-0032-scoped-exports-customer-redeemables.ts';
+import * as consents from './2026-11-26-0033-consents.ts';
 
 // Every migration, in the order it runs. Names are date-prefixed and never change once released.
 export const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-0029-rule-assignments-by-object': ruleAssignmentsByObject,
   '2026-11-26-0031-csv-imports': csvImports,
   '2026-11-26-0032-scoped-exports-customer-redeemables': scopedExportsCustomerRedeemables,
+  '2026-11-26-0033-consents': consents,
   '2026-11-26-0035-project-users': projectUsers,
   '2026-11-26-0036-console-sessions': consoleSessions,
 };
