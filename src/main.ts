@@ -19,7 +19,7 @@ import { durable, openDatabase, type DbHandle } from './store/db.ts';
 import { describeConnectionError } from './store/connection-errors.ts';
 import { findDefaultProject, listProjects, toProjectObject } from './store/projects.ts';
 import { listLiveApiKeys, listLiveManagementKeys } from './store/keys.ts';
-import { migrateToLatest } from './store/migrate.ts';
+import { migrateToLatestExclusively } from './store/migrate.ts';
 
 // `punchcard <command>`: start (HTTP server and worker), migrate, worker (jobs only), keys. Arguments are
 // read before anything else, so `--help` and mistakes never open the database or start a server.
@@ -94,7 +94,7 @@ function openConfigured(config: Config, options: { longRunning?: boolean } = {})
 async function openAndMigrate(config: Config, options: { longRunning?: boolean } = {}): Promise<DbHandle> {
   const handle = openConfigured(config, options);
   try {
-    await migrateToLatest(handle.db);
+    await migrateToLatestExclusively(handle.db, config.databaseUrl);
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw explained(config, error);
@@ -215,7 +215,7 @@ async function serveWorkerMetrics(deps: { db: DbHandle['db']; clock: typeof syst
 async function migrate(config: Config): Promise<void> {
   const handle = openConfigured(config);
   try {
-    const { applied } = await migrateToLatest(handle.db).catch((error: unknown) => {
+    const { applied } = await migrateToLatestExclusively(handle.db, config.databaseUrl).catch((error: unknown) => {
       throw explained(config, error);
     });
     process.stdout.write(applied.length === 0 ? 'Schema is up to date\n' : `Applied: ${applied.join(', ')}\n`);

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import sdk from '@voucherify/sdk';
+import type { DestinationStream } from 'pino';
 import { buildApp, type TypedApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { createWorker } from '../../src/jobs/registry.ts';
@@ -95,13 +96,15 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-export async function startTestApp(options: { config?: Partial<Config>; clockStart?: string } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { config?: Partial<Config>; clockStart?: string; /** Where the app's log lines go (silent otherwise). */ log?: DestinationStream } = {},
+): Promise<TestApp> {
   const db = await createTestDatabase();
   const clock = new TestClock(options.clockStart ?? '2026-03-02T10:00:00.000Z');
   const config = testConfig({ ...options.config, databaseUrl: db.url });
   const boot = await bootstrap({ db: db.db, dialect: db.dialect, clock, ids: sortableIds, config });
   const deps: Deps = { db: db.db, dialect: db.dialect, clock, ids: sortableIds, config, pepper: boot.pepper };
-  const app = await buildApp({ ...deps, logger: false });
+  const app = await buildApp({ ...deps, logger: options.log ? { level: 'info', stream: options.log } : false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   deps.config.publicUrl = url;
