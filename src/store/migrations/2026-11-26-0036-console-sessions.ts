@@ -8,7 +8,7 @@ import type { MigrationDb } from './helpers.ts';
 // (one session) or signing out everywhere (every session of the user).
 //
 // login_throttle counts recent failed sign-ins per account and per client address; after a few, each
-// further attempt must wait longer (src/services/users/sign-in.ts). Its rows are small and short-lived.
+// further attempt must wait longer (src/services/users/sessions.ts). Its rows are small and short-lived.
 
 export async function up(db: Kysely<MigrationDb>): Promise<void> {
   await db.schema

@@ -1,0 +1,80 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+// Builds the console (web/) into web/dist, so `npm install && npm start` serve it with no extra command:
+// it runs as the root package's `postinstall`, and as `prestart` with --if-missing (an install made with
+// --ignore-scripts). web/ has its own package.json and lock: its dependencies are installed with `npm ci`
+// there when its lock changed. A build is skipped when nothing it reads changed since the last one (a
+// fingerprint of the inputs is kept in web/dist), so a repeated install or test run costs ~nothing.
+//
+//   tsx scripts/build-web.ts              build when an input changed
+//   tsx scripts/build-web.ts --if-missing build only when web/dist has no page yet
+
+const root = join(import.meta.dirname, '..');
+const web = join(root, 'web');
+const dist = join(web, 'dist');
+const FINGERPRINT = join(dist, '.build-fingerprint');
+const LOCK_STAMP = join(web, 'node_modules', '.punchcard-lock-hash');
+
+/** Files the build reads: the web project, and the role table it shares with the server. */
+function inputs(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out.push(path);
+    }
+  };
+  walk(join(web, 'src'));
+  for (const name of ['index.html', 'vite.config.ts', 'tsconfig.json', 'package-lock.json']) out.push(join(web, name));
+  out.push(join(root, 'src', 'domain', 'auth', 'roles.ts'));
+  return out;
+}
+
+function hashOf(files: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
+  return hash.digest('hex');
+}
+
+const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').trim() : null);
+
+/** The parent npm's settings that would change what a nested install does (e.g. --omit=dev). */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (/^npm_config_(omit|only|production|dev|global|prefix|workspaces?|include_workspace_root|ignore_scripts|dry_run)$/i.test(key)) delete env[key];
+  }
+  return env;
+}
+
+function run(command: string, args: string[], cwd: string): void {
+  const result = spawnSync(command, args, { cwd, stdio: 'inherit', env: cleanEnv() });
+  if (result.status !== 0) {
+    process.stderr.write(`build-web: ${command} ${args.join(' ')} failed (exit ${result.status ?? result.signal})\n`);
+    process.exit(1);
+  }
+}
+
+export function buildWeb(options: { ifMissing?: boolean } = {}): 'built' | 'fresh' {
+  if (options.ifMissing && existsSync(join(dist, 'index.html'))) return 'fresh';
+  const lockHash = hashOf([join(web, 'package-lock.json')]);
+  if (read(LOCK_STAMP) !== lockHash) {
+    run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], web);
+    writeFileSync(LOCK_STAMP, `${lockHash}\n`);
+  }
+  const fingerprint = hashOf(inputs());
+  if (read(FINGERPRINT) === fingerprint && existsSync(join(dist, 'index.html'))) return 'fresh';
+  run(process.execPath, [join(web, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], web);
+  writeFileSync(FINGERPRINT, `${fingerprint}\n`);
+  return 'built';
+}
+
+if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  const started = Date.now();
+  const result = buildWeb({ ifMissing: process.argv.includes('--if-missing') });
+  process.stdout.write(result === 'built' ? `Console built into web/dist in ${((Date.now() - started) / 1000).toFixed(1)} s\n` : 'Console is up to date (web/dist)\n');
+}

@@ -1,0 +1,21 @@
+import type { RouteContext, TypedApp } from '../../../app.ts';
+import { dailyReport } from '../../../services/reports/daily.ts';
+import { actorOf } from '../../plugins/auth.ts';
+import { errorResponses } from '../../schemas/common.ts';
+import { DailyReport, DailyReportQuery } from '../../schemas/reports.ts';
+
+export function registerReportRoutes(app: TypedApp, { deps }: RouteContext): void {
+  app.get(
+    '/v1/reports/daily',
+    {
+      schema: {
+        tags: ['Reports'],
+        operationId: 'getDailyReport',
+        summary: 'Redemptions, discount granted and loyalty points per day, and the active campaigns (Punchcard extension, read-only; the console\'s home page)',
+        querystring: DailyReportQuery,
+        response: { 200: DailyReport, ...errorResponses() },
+      },
+    },
+    async (request) => dailyReport(deps, actorOf(request).projectId, request.query),
+  );
+}

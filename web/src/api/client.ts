@@ -1,0 +1,99 @@
+// The console talks to the public API only (the same routes API clients use), with the session cookie.
+// Every change carries the session's CSRF token; an answer that is not 2xx becomes an ApiError holding
+// the API's own error body, so forms can show its `details` next to the field it names.
+
+export interface ErrorBody {
+  code: number;
+  key: string;
+  message: string;
+  details?: string;
+  request_id?: string;
+  retry_after?: number;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly body: ErrorBody;
+  constructor(status: number, body: ErrorBody) {
+    super(body.details ?? body.message);
+    this.status = status;
+    this.body = body;
+  }
+  get key(): string {
+    return this.body.key;
+  }
+}
+
+let csrfToken: string | null = null;
+const unauthorizedListeners = new Set<() => void>();
+
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
+/** Called when the API answers 401: the session ended (expired, signed out elsewhere). */
+export function onUnauthorized(listener: () => void): () => void {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
+}
+
+function csrfFromCookie(): string | null {
+  const match = /(?:^|;\s*)punchcard_csrf=([^;]+)/.exec(document.cookie);
+  return match?.[1] ?? null;
+}
+
+export type Query = Record<string, string | number | boolean | undefined | null>;
+
+export function withQuery(path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
+  const text = params.toString();
+  return text === '' ? path : `${path}?${text}`;
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET') {
+    const token = csrfToken ?? csrfFromCookie();
+    if (token) headers['x-csrf-token'] = token;
+  }
+  const response = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (!response.ok) {
+    const errorBody =
+      parsed && typeof parsed === 'object' && 'key' in parsed
+        ? (parsed as ErrorBody)
+        : { code: response.status, key: 'unexpected_answer', message: `The server answered ${response.status}`, details: text.slice(0, 200) };
+    if (response.status === 401 && !path.startsWith('/console/v1/session')) for (const listener of unauthorizedListeners) listener();
+    throw new ApiError(response.status, errorBody);
+  }
+  return parsed as T;
+}
+
+/** A list page as the API answers it: the data member named by `data_ref` (or the given key). */
+export interface ListPage<T> {
+  items: T[];
+  total: number | null;
+  hasMore: boolean;
+}
+
+export function listOf<T>(answer: Record<string, unknown>, key?: string): ListPage<T> {
+  const ref = key ?? (typeof answer.data_ref === 'string' ? answer.data_ref : 'data');
+  const items = (Array.isArray(answer[ref]) ? answer[ref] : []) as T[];
+  const total = typeof answer.total === 'number' ? answer.total : null;
+  const hasMore = typeof answer.has_more === 'boolean' ? answer.has_more : false;
+  return { items, total, hasMore };
+}

@@ -1,0 +1,217 @@
+import { Alert, Anchor, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import { useLocation, useNavigate } from 'react-router';
+import { api, ApiError } from '../api/client.ts';
+import { fieldOfError, messageOf } from '../api/field-errors.ts';
+import { useAdoptSession, useSession, type ConsoleSession } from '../app/session.tsx';
+
+// Signing in, creating the first admin with the link `punchcard start` printed, and accepting an
+// invitation. Link tokens travel in the URL fragment, which browsers never send to servers or proxies.
+
+function Frame({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <Center mih="100vh" p="md" bg="gray.0">
+      <Paper withBorder shadow="sm" p="xl" w={400} maw="100%" component="main">
+        <Stack>
+          <Title order={1} size="h3">
+            {title}
+          </Title>
+          {children}
+        </Stack>
+      </Paper>
+    </Center>
+  );
+}
+
+function tokenFromHash(hash: string): string {
+  return new URLSearchParams(hash.replace(/^#/, '')).get('token') ?? '';
+}
+
+/** Seconds left while sign-in is slowed down after failures (the API's Retry-After). */
+function useCountdown(): [number, (seconds: number) => void] {
+  const [left, setLeft] = useState(0);
+  useEffect(() => {
+    if (left <= 0) return;
+    const timer = setTimeout(() => setLeft((s) => s - 1), 1000);
+    return () => clearTimeout(timer);
+  }, [left]);
+  return [left, setLeft];
+}
+
+export function SignInPage() {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const adopt = useAdoptSession();
+  const session = useSession();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [wait, setWait] = useCountdown();
+  const from = (location.state as { from?: string } | null)?.from ?? '/';
+
+  useEffect(() => {
+    if (session.data) navigate(from, { replace: true });
+  }, [session.data, from, navigate]);
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      adopt(await api<ConsoleSession>('POST', '/console/v1/session', { email, password }));
+      navigate(from, { replace: true });
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 429) setWait(e.body.retry_after ?? 1);
+      setError(messageOf(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Frame title="Sign in to Punchcard">
+      <form onSubmit={(e) => void submit(e)}>
+        <Stack>
+          <TextInput label="E-mail" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} data-autofocus autoFocus />
+          <PasswordInput label="Password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
+          {error && (
+            <Alert color="red" role="alert" title={wait > 0 ? 'Slowed down' : 'Not signed in'}>
+              {error}
+              {wait > 0 && <Text size="sm">You can try again in {wait} s.</Text>}
+            </Alert>
+          )}
+          <Button type="submit" loading={busy} disabled={wait > 0}>
+            {wait > 0 ? `Wait ${wait} s` : 'Sign in'}
+          </Button>
+          <Text size="xs" c="dimmed">
+            First start? <code>punchcard start</code> prints a one-time link that creates the first admin. Forgot your password? Ask an ADMIN for a new invitation.
+          </Text>
+        </Stack>
+      </form>
+    </Frame>
+  );
+}
+
+export function SetupPage() {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const adopt = useAdoptSession();
+  const token = tokenFromHash(location.hash);
+  const [form, setForm] = useState({ email: '', password: '', first_name: '', last_name: '' });
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const field = fieldOfError(error, { email: 'email', password: 'password', first_name: 'first_name', last_name: 'last_name' });
+  const set = (key: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) => setForm({ ...form, [key]: e.currentTarget.value });
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      adopt(await api<ConsoleSession>('POST', '/console/v1/setup', { token, ...form }));
+      navigate('/', { replace: true });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (token === '') {
+    return (
+      <Frame title="Create the first admin">
+        <Text>Open the one-time link that <code>punchcard start</code> printed; it carries the setup token.</Text>
+        <Anchor href="/dashboard/sign-in">Sign in instead</Anchor>
+      </Frame>
+    );
+  }
+  return (
+    <Frame title="Create the first admin">
+      <Text size="sm" c="dimmed">
+        This account owns the organisation and is ADMIN of every project. The link works once.
+      </Text>
+      <form onSubmit={(e) => void submit(e)}>
+        <Stack>
+          <TextInput label="E-mail" type="email" autoComplete="username" required value={form.email} onChange={set('email')} error={field === 'email' ? messageOf(error) : undefined} />
+          <PasswordInput
+            label="Password"
+            description="At least 10 characters"
+            autoComplete="new-password"
+            required
+            value={form.password}
+            onChange={set('password')}
+            error={field === 'password' ? messageOf(error) : undefined}
+          />
+          <TextInput label="First name" value={form.first_name} onChange={set('first_name')} />
+          <TextInput label="Last name" value={form.last_name} onChange={set('last_name')} />
+          {error !== null && field === null && (
+            <Alert color="red" role="alert">
+              {messageOf(error)}
+            </Alert>
+          )}
+          <Button type="submit" loading={busy}>
+            Create admin and sign in
+          </Button>
+        </Stack>
+      </form>
+    </Frame>
+  );
+}
+
+export function InvitationPage() {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const adopt = useAdoptSession();
+  const token = tokenFromHash(location.hash);
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const field = fieldOfError(error, { password: 'password' });
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    if (password !== repeat) {
+      setError(new Error('The two passwords differ'));
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      adopt(await api<ConsoleSession>('POST', '/console/v1/invitation', { token, password }));
+      navigate('/', { replace: true });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Frame title="Accept your invitation">
+      <form onSubmit={(e) => void submit(e)}>
+        <Stack>
+          <PasswordInput
+            label="Choose a password"
+            description="At least 10 characters"
+            autoComplete="new-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.currentTarget.value)}
+            error={field === 'password' ? messageOf(error) : undefined}
+          />
+          <PasswordInput label="Repeat it" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.currentTarget.value)} />
+          {error !== null && field === null && (
+            <Alert color="red" role="alert">
+              {messageOf(error)}
+            </Alert>
+          )}
+          <Button type="submit" loading={busy} disabled={token === ''}>
+            Set password and sign in
+          </Button>
+        </Stack>
+      </form>
+    </Frame>
+  );
+}
