@@ -1,4 +1,5 @@
 import { parseNetwork } from './lib/address-policy.ts';
+import { passwordProblem } from './lib/passwords.ts';
 
 // The one place that reads process.env. Every value is validated here so a bad setting stops the
 // process at start with a one-line reason instead of failing later inside a request.
@@ -42,6 +43,15 @@ export interface Config {
   workerMetricsPort: number | null;
   /** OpenTelemetry tracing (src/lib/tracing.ts); null = off, and no tracing code is loaded. */
   tracing: TracingConfig | null;
+  /** Console sign-in (src/services/users/): session lifetime and the first admin from the environment. */
+  console: ConsoleConfig;
+}
+
+export interface ConsoleConfig {
+  /** How long a console session lasts after sign-in. */
+  sessionTtlSeconds: number;
+  /** PUNCHCARD_ADMIN_EMAIL and PUNCHCARD_ADMIN_PASSWORD: the first admin, created at start while no user exists. */
+  firstAdmin: { email: string; password: string } | null;
 }
 
 export interface TracingConfig {
@@ -213,6 +223,17 @@ function readTracing(env: NodeJS.ProcessEnv): TracingConfig | null {
   return { tracesUrl, serviceName, headers };
 }
 
+function readFirstAdmin(env: NodeJS.ProcessEnv): ConsoleConfig['firstAdmin'] {
+  const email = env.PUNCHCARD_ADMIN_EMAIL ?? '';
+  const password = env.PUNCHCARD_ADMIN_PASSWORD ?? '';
+  if (email === '' && password === '') return null;
+  if (email === '' || password === '') throw new ConfigError('PUNCHCARD_ADMIN_EMAIL and PUNCHCARD_ADMIN_PASSWORD must be set together');
+  if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new ConfigError(`PUNCHCARD_ADMIN_EMAIL must be an e-mail address, got "${email}"`);
+  const problem = passwordProblem(password);
+  if (problem) throw new ConfigError(`PUNCHCARD_ADMIN_PASSWORD ${problem}`);
+  return { email, password };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = readPort(env);
   const host = env.HOST === undefined || env.HOST === '' ? '127.0.0.1' : env.HOST;
@@ -246,5 +267,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: readIntInRange(env, 'PUNCHCARD_SHUTDOWN_TIMEOUT_MS', 20_000, 0, 3_600_000),
     workerMetricsPort: readOptionalPort(env, 'PUNCHCARD_WORKER_METRICS_PORT'),
     tracing: readTracing(env),
+    console: {
+      sessionTtlSeconds: readIntInRange(env, 'PUNCHCARD_SESSION_TTL_HOURS', 12, 1, 720) * 3600,
+      firstAdmin: readFirstAdmin(env),
+    },
   };
 }

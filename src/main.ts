@@ -15,6 +15,7 @@ import { startTracing } from './lib/tracing.ts';
 import { systemClock } from './lib/clock.ts';
 import { sortableIds } from './lib/ids.ts';
 import { bootstrap, loadPepper, rotateGeneratedKeys } from './services/projects/bootstrap.ts';
+import { describeFirstAdmin, prepareFirstAdmin } from './services/users/first-admin.ts';
 import { durable, openDatabase, type DbHandle } from './store/db.ts';
 import { describeConnectionError } from './store/connection-errors.ts';
 import { findDefaultProject, listProjects, toProjectObject } from './store/projects.ts';
@@ -152,6 +153,7 @@ async function start(config: Config, serveHttp: boolean): Promise<void> {
     app = await buildApp({ ...deps, logger: { level: config.logLevel }, processMetrics: true, tracing });
     await app.listen({ port: config.port, host: config.host });
     process.stdout.write(`Punchcard is serving ${config.publicUrl} (API docs at ${config.publicUrl}/docs)\n`);
+    process.stdout.write(describeFirstAdmin(await prepareFirstAdmin(deps), config.publicUrl));
   } else {
     if (config.workerMetricsPort !== null) metricsServer = await serveWorkerMetrics(deps, config.host, config.workerMetricsPort);
     process.stdout.write('Punchcard worker is running\n');

@@ -92,6 +92,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     shutdownTimeoutMs: 20_000,
     workerMetricsPort: null,
     tracing: null,
+    console: { sessionTtlSeconds: 12 * 3600, firstAdmin: null },
     ...overrides,
   };
 }
