@@ -12,6 +12,7 @@ import { registerLoyaltyIncentiveRoutes } from './loyalty/incentives.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { registerCustomerRoutes } from './customers/customers.ts';
 import { registerConsentRoutes } from './consents/consents.ts';
+import { registerLocationRoutes } from './locations/locations.ts';
 import { registerExportRoutes } from './exports/exports.ts';
 import { registerProjectRoutes } from './management/projects.ts';
 import { registerUserRoutes } from './management/users.ts';
@@ -34,6 +35,7 @@ export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<
   registerCatalogRoutes(app, ctx);
   registerCustomerRoutes(app, ctx);
   registerConsentRoutes(app, ctx);
+  registerLocationRoutes(app, ctx);
   registerOrderRoutes(app, ctx);
   registerCampaignRoutes(app, ctx);
   registerLoyaltyCampaignRoutes(app, ctx);
