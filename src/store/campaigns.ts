@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { DefinitionsView } from './definitions.ts';
 import type { Executor } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { CampaignStatus, CampaignsTable, CampaignType } from './schema.ts';
@@ -114,8 +115,12 @@ const campaignsByIds = prepared((db, p: { projectId: string; ids: string[] }) =>
   db.selectFrom('campaigns').selectAll().where('project_id', '=', p.projectId).where('id', 'in', p.ids),
 );
 
-export async function findCampaignsByIds(db: Executor, projectId: string, ids: readonly string[]): Promise<Map<string, CampaignRow>> {
+/** Campaigns by id; with `defs`, from the definitions cache (src/store/definitions.ts). */
+export async function findCampaignsByIds(db: Executor, projectId: string, ids: readonly string[], defs?: DefinitionsView): Promise<Map<string, CampaignRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await campaignsByIds.all(db, { projectId, ids: [...new Set(ids)] });
-  return new Map(rows.map((r) => [r.id, r]));
+  const load = async (db: Executor, wanted: readonly string[]) => {
+    const rows = await campaignsByIds.all(db, { projectId, ids: [...new Set(wanted)] });
+    return new Map(rows.map((r) => [r.id, r]));
+  };
+  return defs ? defs.many('campaign', ids, load) : load(db, ids);
 }

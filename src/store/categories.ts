@@ -1,4 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { DefinitionsView } from './definitions.ts';
 import type { Executor } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { CategoriesTable } from './schema.ts';
@@ -42,10 +43,14 @@ const categoriesByIds = prepared((db, p: { projectId: string; ids: string[] }) =
   db.selectFrom('categories').selectAll().where('project_id', '=', p.projectId).where('id', 'in', p.ids),
 );
 
-export async function findCategoriesByIds(db: Executor, projectId: string, ids: readonly string[]): Promise<Map<string, CategoryRow>> {
+/** Categories by id; with `defs`, from the definitions cache (src/store/definitions.ts). */
+export async function findCategoriesByIds(db: Executor, projectId: string, ids: readonly string[], defs?: DefinitionsView): Promise<Map<string, CategoryRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await categoriesByIds.all(db, { projectId, ids: [...new Set(ids)] });
-  return new Map(rows.map((r) => [r.id, r]));
+  const load = async (db: Executor, wanted: readonly string[]) => {
+    const rows = await categoriesByIds.all(db, { projectId, ids: [...new Set(wanted)] });
+    return new Map(rows.map((r) => [r.id, r]));
+  };
+  return defs ? defs.many('category', ids, load) : load(db, ids);
 }
 
 export async function updateCategory(db: Executor, projectId: string, id: string, patch: Updateable<CategoriesTable>): Promise<boolean> {

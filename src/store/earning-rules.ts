@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from './db.ts';
+import type { DefinitionsView } from './definitions.ts';
 import type { EarningRulesTable } from './schema.ts';
 
 // Earning rules of loyalty programs. Every query is limited to one project.
@@ -56,8 +57,12 @@ export async function listEarningRules(
   return { rows, total: Number(total.n) };
 }
 
-/** The active rules reacting to `event` in the project (the event index), oldest first. */
-export async function activeRulesFor(db: Executor, projectId: string, event: string, campaignId?: string): Promise<EarningRuleRow[]> {
+/**
+ * The active rules reacting to `event` in the project (the event index), oldest first; with `defs`, from
+ * the definitions cache (src/store/definitions.ts).
+ */
+export async function activeRulesFor(db: Executor, projectId: string, event: string, campaignId?: string, defs?: DefinitionsView): Promise<EarningRuleRow[]> {
+  if (defs) return defs.get(`earning-rules\u0000${event}\u0000${campaignId ?? ''}`, (db) => activeRulesFor(db, projectId, event, campaignId));
   let query = db.selectFrom('earning_rules').selectAll().where('project_id', '=', projectId).where('event', '=', event).where('active', '=', true);
   if (campaignId !== undefined) query = query.where('campaign_id', '=', campaignId);
   return query.orderBy('created_at').orderBy('id').execute();

@@ -1,4 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { DefinitionsView } from './definitions.ts';
 import type { Executor } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { MetadataSchemasTable } from './schema.ts';
@@ -19,7 +20,9 @@ const schemaFor = prepared((db, p: { projectId: string; relatedObject: string })
   db.selectFrom('metadata_schemas').selectAll().where('project_id', '=', p.projectId).where('related_object', '=', p.relatedObject),
 );
 
-export async function findMetadataSchemaFor(db: Executor, projectId: string, relatedObject: string): Promise<MetadataSchemaRow | undefined> {
+/** The schema of one related object; with `defs`, from the definitions cache (src/store/definitions.ts). */
+export async function findMetadataSchemaFor(db: Executor, projectId: string, relatedObject: string, defs?: DefinitionsView): Promise<MetadataSchemaRow | undefined> {
+  if (defs) return (await defs.get(`metadata-schema\u0000${relatedObject}`, async (db) => (await schemaFor.first(db, { projectId, relatedObject })) ?? null)) ?? undefined;
   return schemaFor.first(db, { projectId, relatedObject });
 }
 

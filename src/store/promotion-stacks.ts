@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
+import type { DefinitionsView } from './definitions.ts';
 import type { PromotionStacksTable } from './schema.ts';
 
 // Promotion stacks (promotions reference 4.3): a named, ordered selection of one campaign's tiers. The
@@ -25,9 +26,15 @@ export async function findStack(db: Executor, projectId: string, campaignId: str
 }
 
 /** Stacks by id, whatever their campaign (the redemption engine resolves `{object: promotion_stack, id}`). */
-export async function findStacksByIds(db: Executor, projectId: string, ids: readonly string[]): Promise<StackRow[]> {
+/** Live stacks by id; with `defs`, from the definitions cache (src/store/definitions.ts). */
+export async function findStacksByIds(db: Executor, projectId: string, ids: readonly string[], defs?: DefinitionsView): Promise<StackRow[]> {
   if (ids.length === 0) return [];
-  return liveStacks(db, projectId).selectAll('s').where('s.id', 'in', [...new Set(ids)]).execute();
+  const load = async (db: Executor, wanted: readonly string[]) => {
+    const rows = await liveStacks(db, projectId).selectAll('s').where('s.id', 'in', [...new Set(wanted)]).execute();
+    return new Map(rows.map((r) => [r.id, r]));
+  };
+  const found = defs ? await defs.many('stack', ids, load) : await load(db, ids);
+  return [...found.values()];
 }
 
 export async function updateStack(db: Executor, projectId: string, id: string, patch: Updateable<PromotionStacksTable>): Promise<boolean> {
@@ -52,7 +59,8 @@ export async function replaceStackTiers(db: Executor, projectId: string, stackId
 }
 
 /** The tier ids of several stacks, each in application order (one query for a page of stacks). */
-export async function tierIdsOfStacks(db: Executor, projectId: string, stackIds: readonly string[]): Promise<Map<string, string[]>> {
+export async function tierIdsOfStacks(db: Executor, projectId: string, stackIds: readonly string[], defs?: DefinitionsView): Promise<Map<string, string[]>> {
+  if (defs) return defs.many('stack-tiers', stackIds, (db, wanted) => tierIdsOfStacks(db, projectId, wanted));
   const out = new Map<string, string[]>();
   if (stackIds.length === 0) return out;
   const rows = await db

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { CampaignRow } from './campaigns.ts';
 import { isPostgres, type Db, type Executor } from './db.ts';
+import type { DefinitionsView } from './definitions.ts';
 import { prepared } from './prepared.ts';
 import { shardOf } from './shards.ts';
 import type { PromotionTiersTable, ValidationRuleAssignmentsTable } from './schema.ts';
@@ -144,10 +145,15 @@ export async function findTiersWithCampaign(
   projectId: string,
   ids: readonly string[],
   lock?: TierLock,
+  defs?: DefinitionsView,
 ): Promise<TierWithCampaign[]> {
   if (ids.length === 0) return [];
-  const rows = await tiersWithCampaign[lock ?? 'none'].all(db, { projectId, ids: [...new Set(ids)] });
-  const byId = new Map(rows.map((row) => [row.t_id, split(row)]));
+  const load = async (db: Executor, wanted: readonly string[]) => {
+    const rows = await tiersWithCampaign[lock ?? 'none'].all(db, { projectId, ids: [...new Set(wanted)] });
+    return new Map(rows.map((row) => [row.t_id, split(row)]));
+  };
+  // Locked reads go to the database; plain ones may come from the definitions cache (src/store/definitions.ts).
+  const byId = defs && !lock ? await defs.many('tier', ids, load) : await load(db, ids);
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -455,9 +461,16 @@ const tierAssignments = prepared((db, p: { projectId: string; tierIds: string[] 
 );
 
 /** The validation rule assignments of several tiers, oldest first (served by validation_rule_assignments_object). */
-export async function assignmentsOfTiers(db: Executor, projectId: string, tierIds: readonly string[]): Promise<TierAssignmentRow[]> {
+export async function assignmentsOfTiers(db: Executor, projectId: string, tierIds: readonly string[], defs?: DefinitionsView): Promise<TierAssignmentRow[]> {
   if (tierIds.length === 0) return [];
-  return tierAssignments.all(db, { projectId, tierIds: [...new Set(tierIds)] });
+  if (!defs) return tierAssignments.all(db, { projectId, tierIds: [...new Set(tierIds)] });
+  const byTier = await defs.many('tier-assignments', tierIds, async (db, wanted) => {
+    const out = new Map<string, TierAssignmentRow[]>(wanted.map((id) => [id, []]));
+    for (const row of await tierAssignments.all(db, { projectId, tierIds: wanted })) out.get(row.related_object_id)?.push(row);
+    return out;
+  });
+  // Oldest first across the tiers, as one query answers them.
+  return [...byTier.values()].flat().sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
 }
 
 /** Removes the given assignments of one tier (all of them when `ruleIds` is omitted); answers the rows removed. */

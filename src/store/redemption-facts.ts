@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
+import type { DefinitionsView } from './definitions.ts';
 import { prepared } from './prepared.ts';
 import type { VoucherRow } from './vouchers.ts';
 
@@ -23,10 +24,13 @@ const settingsOf = prepared((db, p: { projectId: string }) =>
     .where('p.deleted_at', 'is', null),
 );
 
-export async function projectSettings(db: Executor, projectId: string): Promise<ProjectSettings | undefined> {
-  const row = await settingsOf.first(db, { projectId });
-  if (!row) return undefined;
-  return { timezone: row.timezone, caseSensitiveCodes: Boolean(row.case_sensitive_codes), stackingRules: row.rules };
+/** A project's settings and stacking rules; with `defs`, from the definitions cache (src/store/definitions.ts). */
+export async function projectSettings(db: Executor, projectId: string, defs?: DefinitionsView): Promise<ProjectSettings | undefined> {
+  const load = async (db: Executor): Promise<ProjectSettings | null> => {
+    const row = await settingsOf.first(db, { projectId });
+    return row ? { timezone: row.timezone, caseSensitiveCodes: Boolean(row.case_sensitive_codes), stackingRules: row.rules } : null;
+  };
+  return (defs ? await defs.get('settings', load) : await load(db)) ?? undefined;
 }
 
 const liveVouchersByCodeKey = prepared((db, p: { projectId: string; codeKeys: string[] }) =>

@@ -54,6 +54,8 @@ export interface ProjectsTable {
   created_at: Timestamp;
   updated_at: Timestamp | null;
   deleted_at: Timestamp | null;
+  /** Moved by triggers on every change of the project's definitions (migration 0037, src/store/definitions.ts). */
+  definitions_version: Counter;
 }
 
 export type ApiKeyKind = 'server' | 'client';

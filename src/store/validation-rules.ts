@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { isPostgres, type Db, type Executor } from './db.ts';
+import type { DefinitionsView } from './definitions.ts';
 import { prepared } from './prepared.ts';
 import type { ValidationRuleAssignmentsTable, ValidationRulesTable } from './schema.ts';
 
@@ -266,12 +267,31 @@ const assignmentsWithRules = prepared((db, p: { projectId: string; objectIds: st
 );
 
 /** The assignments of the given objects with their rules, oldest assignment first. */
+export type AssignedRuleRow = { assignment: AssignmentRow; rule: ValidationRuleRow };
+
+/**
+ * The rules assigned to the given objects, oldest assignment first. With `defs`, each object's list comes
+ * from the definitions cache (src/store/definitions.ts).
+ */
 export async function assignedRules(
   db: Executor,
   projectId: string,
   objects: ReadonlyArray<{ type: string; id: string }>,
-): Promise<Array<{ assignment: AssignmentRow; rule: ValidationRuleRow }>> {
+  defs?: DefinitionsView,
+): Promise<AssignedRuleRow[]> {
   if (objects.length === 0) return [];
+  if (defs) {
+    const keyOf = (o: { type: string; id: string }) => `${o.type}\u0000${o.id}`;
+    const byObject = await defs.many('assigned-rules', objects.map(keyOf), async (db, keys) => {
+      const wanted = objects.filter((o) => keys.includes(keyOf(o)));
+      const out = new Map<string, AssignedRuleRow[]>(keys.map((k) => [k, []]));
+      for (const row of await assignedRules(db, projectId, wanted)) out.get(keyOf({ type: row.assignment.related_object_type, id: row.assignment.related_object_id }))?.push(row);
+      return out;
+    });
+    const merged = [...new Set(objects.map(keyOf))].flatMap((k) => byObject.get(k) ?? []);
+    // Oldest assignment first across the objects, as one query answers them.
+    return merged.sort((a, b) => (a.assignment.created_at === b.assignment.created_at ? (a.assignment.id < b.assignment.id ? -1 : 1) : a.assignment.created_at < b.assignment.created_at ? -1 : 1));
+  }
   const rows = await assignmentsWithRules.all(db, { projectId, objectIds: objects.map((o) => o.id) });
   const wanted = new Set(objects.map((o) => `${o.type}\u0000${o.id}`));
   return rows

@@ -8,6 +8,7 @@ import { inactiveReason, type ValidityWindow } from '../../domain/validity/valid
 import { findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts';
 import { findLiveCustomerById, toCustomerObject, type CustomerObject } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';
+import { definitions } from '../../store/definitions.ts';
 import { activeRulesFor, type EarningRuleRow } from '../../store/earning-rules.ts';
 import { appendEvents } from '../../store/events.ts';
 import { fromJson } from '../../store/json.ts';
@@ -294,7 +295,7 @@ async function customerOf(tx: Tx, actor: Actor, customerId: string | null): Prom
 export async function earnPointsForOrder(tx: Tx, deps: Deps, actor: Actor, order: OrderObject, paidEvent: { id: string; type: string }): Promise<Earned[]> {
   const customer = await customerOf(tx, actor, order.customer_id);
   if (!customer) return [];
-  const rules = await activeRulesFor(tx, actor.projectId, EARNING_EVENTS.orderPaid);
+  const rules = await activeRulesFor(tx, actor.projectId, EARNING_EVENTS.orderPaid, undefined, await definitions(tx, actor.projectId));
   if (rules.length === 0) return [];
   const collections = [...new Set(rules.flatMap((r) => itemTargets(loyaltyOf(r)).filter((t) => t.object === 'products_collection').map((t) => t.id)))];
   const lines = await orderWithCollections(tx, deps, actor, order, collections);

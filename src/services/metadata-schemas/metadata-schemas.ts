@@ -10,6 +10,7 @@ import type {
   UpdateMetadataSchemaInput,
 } from '../../http/schemas/metadata-schemas.ts';
 import type { Executor } from '../../store/db.ts';
+import type { DefinitionsView } from '../../store/definitions.ts';
 import { appendEvents } from '../../store/events.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import * as store from '../../store/metadata-schemas.ts';
@@ -299,8 +300,9 @@ const NO_SCHEMA: MetadataCheck = () => undefined;
  * that check many objects before writing any (imports); single writes use assertMetadata. `null`
  * metadata is checked as `{}`, so required properties are enforced on objects created without metadata.
  */
-export async function metadataCheck(db: Executor, projectId: string, relatedObject: string): Promise<MetadataCheck> {
-  const row = await store.findMetadataSchemaFor(db, projectId, relatedObject);
+/** `defs`: read the schema through the definitions cache (src/store/definitions.ts). */
+export async function metadataCheck(db: Executor, projectId: string, relatedObject: string, defs?: DefinitionsView): Promise<MetadataCheck> {
+  const row = await store.findMetadataSchemaFor(db, projectId, relatedObject, defs);
   if (!row) return NO_SCHEMA;
   const definitions = definitionsOf(row);
   const nestedNames = [
@@ -340,6 +342,7 @@ export async function assertMetadata(
   projectId: string,
   relatedObject: string,
   metadata: Readonly<Record<string, unknown>> | null | undefined,
+  defs?: DefinitionsView,
 ): Promise<void> {
-  (await metadataCheck(db, projectId, relatedObject))(metadata);
+  (await metadataCheck(db, projectId, relatedObject, defs))(metadata);
 }

@@ -6,6 +6,7 @@ import type { CreateOrderInput, ListOrdersInput, UpdateOrderInput } from '../../
 import type { CustomerInput } from '../../http/schemas/customers.ts';
 import { findLiveCustomerById } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';
+import { definitions, type DefinitionsView } from '../../store/definitions.ts';
 import { appendEvents } from '../../store/events.ts';
 import { toJson } from '../../store/json.ts';
 import * as store from '../../store/orders.ts';
@@ -83,8 +84,8 @@ function storedInstant(value: string): string {
 }
 
 /** Checks the metadata of each sent order item against the project's `order_item` schema. */
-export async function assertItemsMetadata(tx: Tx, projectId: string, items: readonly { metadata?: Record<string, unknown> | null }[]): Promise<void> {
-  const check = await metadataCheck(tx, projectId, 'order_item');
+export async function assertItemsMetadata(tx: Tx, projectId: string, items: readonly { metadata?: Record<string, unknown> | null }[], defs?: DefinitionsView): Promise<void> {
+  const check = await metadataCheck(tx, projectId, 'order_item', defs);
   for (const [i, item] of items.entries()) check(item.metadata, `items[${i}]`);
 }
 
@@ -102,8 +103,9 @@ async function nextState(
   options: WriteOptions,
 ): Promise<Omit<Insertable<OrdersTable>, 'id' | 'project_id' | 'redemptions' | 'paid_at' | 'updated_at'>> {
   // A new order is checked even without metadata, so the schema's required properties hold from the start.
-  if (input.metadata !== undefined || existing === null) await assertMetadata(tx, actor.projectId, 'order', input.metadata);
-  if (input.items) await assertItemsMetadata(tx, actor.projectId, input.items);
+  const defs = await definitions(tx, actor.projectId);
+  if (input.metadata !== undefined || existing === null) await assertMetadata(tx, actor.projectId, 'order', input.metadata, defs);
+  if (input.items) await assertItemsMetadata(tx, actor.projectId, input.items, defs);
   // Lines the caller calculated already (the redemption engine's discounted lines) replace the stored ones as sent items would.
   const itemsGiven = input.items !== undefined || options.lines !== undefined;
   const lines: OrderLine[] =

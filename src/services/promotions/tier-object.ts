@@ -2,6 +2,7 @@ import type { PromotionTierOut } from '../../http/schemas/promotions.ts';
 import type { CampaignRow } from '../../store/campaigns.ts';
 import { findCategoriesByIds, toCategoryObject, type CategoryRow } from '../../store/categories.ts';
 import type { Executor } from '../../store/db.ts';
+import type { DefinitionsView } from '../../store/definitions.ts';
 import { fromJson } from '../../store/json.ts';
 import {
   assignmentsOfTiers,
@@ -74,12 +75,13 @@ export function tierObject(
 }
 
 /** Tier objects for several tiers with the lookups batched (one query per kind, not per tier). */
-export async function renderTiers(db: Executor, projectId: string, items: readonly TierWithCampaign[]): Promise<PromotionTierObject[]> {
+export async function renderTiers(db: Executor, projectId: string, items: readonly TierWithCampaign[], defs?: DefinitionsView): Promise<PromotionTierObject[]> {
   if (items.length === 0) return [];
   const assignments = await assignmentsOfTiers(
     db,
     projectId,
     items.map((i) => i.tier.id),
+    defs,
   );
   const byTier = new Map<string, TierAssignmentRow[]>();
   for (const row of assignments) byTier.set(row.related_object_id, [...(byTier.get(row.related_object_id) ?? []), row]);
@@ -87,6 +89,7 @@ export async function renderTiers(db: Executor, projectId: string, items: readon
     db,
     projectId,
     items.map((i) => i.tier.category_id).filter((id): id is string => id !== null),
+    defs,
   );
   const summaries = await findTierSummaries(
     db,

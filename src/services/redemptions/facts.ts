@@ -18,6 +18,7 @@ import { findCampaignsByIds, type CampaignRow } from '../../store/campaigns.ts';
 import { findCategoriesByIds, toCategoryObject, type CategoryObject } from '../../store/categories.ts';
 import type { CustomerRow } from '../../store/customers.ts';
 import type { Dialect, Executor } from '../../store/db.ts';
+import { definitions, type DefinitionsView } from '../../store/definitions.ts';
 import { fromJson } from '../../store/json.ts';
 import { findCatalogFacts, findOrderById, findOrderBySourceId, type OrderRow } from '../../store/orders.ts';
 import { findStacksByIds, tierIdsOfStacks } from '../../store/promotion-stacks.ts';
@@ -105,6 +106,8 @@ export type Resolved =
   | (ResolvedBase & { kind: 'missing' });
 
 export interface Facts {
+  /** The definitions this request read (src/store/definitions.ts); later steps of the request read through it too. */
+  definitions: DefinitionsView;
   now: Date;
   timeZone: string;
   rules: StackingRules;
@@ -127,6 +130,8 @@ export interface LoadOptions {
    * redeemable named twice is loaded once.
    */
   independent?: boolean;
+  /** The definitions view, when the caller holds one for this request already. */
+  definitions?: DefinitionsView;
 }
 
 // ---- compiled rules, cached by their definition ----
@@ -287,7 +292,8 @@ export async function loadFacts(
   customer: CustomerFacts,
   options: LoadOptions,
 ): Promise<Facts> {
-  const settings = await projectSettings(db, projectId);
+  const defs = options.definitions ?? (await definitions(db, projectId));
+  const settings = await projectSettings(db, projectId, defs);
   if (!settings) throw errors.notFound('project', projectId);
   const rules = settings.stackingRules === null ? DEFAULT_STACKING_RULES : rulesOf({ id: '', project_id: projectId, rules: settings.stackingRules, created_at: '', updated_at: null });
   const problem = options.independent ? null : redeemablesProblem(request.redeemables, rules.redeemables_limit);
@@ -300,9 +306,9 @@ export async function loadFacts(
       slots.push({ index: slots.length, sent, object: sent.object, id: sent.id, stackId: null });
       continue;
     }
-    const [stack] = await findStacksByIds(db, projectId, [sent.id]);
+    const [stack] = await findStacksByIds(db, projectId, [sent.id], defs);
     if (!stack) throw errors.notFound('promotion_stack', sent.id);
-    const tierIds = (await tierIdsOfStacks(db, projectId, [stack.id])).get(stack.id) ?? [];
+    const tierIds = (await tierIdsOfStacks(db, projectId, [stack.id], defs)).get(stack.id) ?? [];
     if (tierIds.length === 0) throw invalidRedeemables(`Promotion stack ${stack.id} has no tiers`);
     for (const tierId of tierIds) slots.push({ index: slots.length, sent, object: 'promotion_tier', id: tierId, stackId: stack.id });
   }
@@ -326,9 +332,9 @@ export async function loadFacts(
     taken.set(found.id, slot.index);
     voucherOf.set(slot.index, found);
   }
-  const tiers = await findTiersWithCampaign(db, projectId, slots.filter((s) => s.object === 'promotion_tier').map((s) => s.id));
+  const tiers = await findTiersWithCampaign(db, projectId, slots.filter((s) => s.object === 'promotion_tier').map((s) => s.id), undefined, defs);
   const tierOf = new Map(tiers.map((t) => [t.tier.id, t]));
-  const campaigns = await findCampaignsByIds(db, projectId, [...voucherOf.values()].flatMap((v) => (v.campaign_id ? [v.campaign_id] : [])));
+  const campaigns = await findCampaignsByIds(db, projectId, [...voucherOf.values()].flatMap((v) => (v.campaign_id ? [v.campaign_id] : [])), defs);
 
   // Loyalty cards: the reward they pay with and its assignment to the card's program.
   const rewards = new Map<number, { row: RewardRow; assignment: AssignmentRow } | 'unassigned'>();
@@ -356,13 +362,13 @@ export async function loadFacts(
   }
   for (const t of tiers) ruleObjects.push({ type: 'promotion_tier', id: t.tier.id }, { type: 'campaign', id: t.campaign.id });
   for (const r of rewards.values()) if (r !== 'unassigned') ruleObjects.push({ type: 'reward_assignment', id: r.assignment.id });
-  const assigned = await rulesFor(db, projectId, ruleObjects);
+  const assigned = await rulesFor(db, projectId, ruleObjects, defs);
 
   const categoryIds = [
     ...[...voucherOf.values()].flatMap((v) => [v.category_id, v.campaign_id ? (campaigns.get(v.campaign_id)?.category_id ?? null) : null]),
     ...tiers.flatMap((t) => [t.tier.category_id, t.campaign.category_id]),
   ].filter((id): id is string => id !== null);
-  const categoryRows = await findCategoriesByIds(db, projectId, categoryIds);
+  const categoryRows = await findCategoriesByIds(db, projectId, categoryIds, defs);
   const categoryObjects = new Map([...categoryRows.values()].map((row) => [row.id, toCategoryObject(row)]));
 
   const locks = await lockedByOthers(db, projectId, [...voucherOf.values()].map((v) => v.id), request.session?.key ?? null, now.toISOString());
@@ -550,5 +556,5 @@ export async function loadFacts(
     collectionsOf: (productId, skuId) => collectionsOfLine(membership, productId, skuId),
     ...(options.audienceOnly ? { audienceOnly: true } : {}),
   };
-  return { now, timeZone: settings.timezone, rules, customer, order, resolved, candidates, context };
+  return { definitions: defs, now, timeZone: settings.timezone, rules, customer, order, resolved, candidates, context };
 }

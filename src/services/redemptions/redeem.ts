@@ -7,6 +7,7 @@ import { localDate } from '../../domain/validity/validity.ts';
 import type { CreateOrderInput } from '../../http/schemas/orders.ts';
 import type { RedemptionResponseOut, StackableInput } from '../../http/schemas/redemptions.ts';
 import type { Tx } from '../../store/db.ts';
+import { definitions } from '../../store/definitions.ts';
 import { appendEvents, type NewEvent } from '../../store/events.ts';
 import { lockCustomer } from '../../store/loyalty.ts';
 import { addToTierSummary } from '../../store/promotion-tiers.ts';
@@ -139,16 +140,17 @@ function orderSnapshot(order: OrderObject | null, state: DiscountState, applied:
 
 async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedRequest): Promise<RedemptionResult> {
   const now = deps.clock.now();
+  const defs = await definitions(tx, actor.projectId);
   // Bad metadata is a bad request, not a failed redemption: nothing is consumed and no failure is recorded.
-  await assertMetadata(tx, actor.projectId, 'redemption', request.metadata);
-  if (request.order?.items) await assertItemsMetadata(tx, actor.projectId, request.order.items);
+  await assertMetadata(tx, actor.projectId, 'redemption', request.metadata, defs);
+  if (request.order?.items) await assertItemsMetadata(tx, actor.projectId, request.order.items, defs);
   const orderKey = request.order?.id ?? request.order?.source_id ?? null;
   // One request per order at a time (reference 6.10): the order first, then customer, then vouchers.
   if (orderKey !== null) await lockOrderKey(tx, actor.projectId, orderKey);
   const orderFacts = await loadOrder(tx, actor.projectId, request.order, true);
   const customer = await ensureCustomer(tx, deps, actor, request.customerInput);
   if (customer.id !== null) await lockCustomer(tx, actor.projectId, customer.id);
-  const facts = await loadFacts(tx, deps.dialect, actor.projectId, now, request, customer, { lock: true, order: orderFacts });
+  const facts = await loadFacts(tx, deps.dialect, actor.projectId, now, request, customer, { lock: true, order: orderFacts, definitions: defs });
   const evaluation = evaluateRedeemables(facts.candidates, facts.order.start, facts.context);
   if (!evaluation.valid) throw new RedemptionRejected(facts, evaluation, null);
 
@@ -195,7 +197,7 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
     map = await mergeOrderRedemptions(tx, actor.projectId, stored.id, entry);
   }
 
-  const snapshots = await renderSnapshots(tx, deps, actor, consumed.map((c) => c.resolved));
+  const snapshots = await renderSnapshots(tx, deps, actor, consumed.map((c) => c.resolved), facts.definitions);
   // The tier summaries are written last (below); the records show them with this redemption counted.
   for (const c of consumed) {
     const tier = c.effects.tier;

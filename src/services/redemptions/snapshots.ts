@@ -1,5 +1,6 @@
 import { toCustomerObject } from '../../store/customers.ts';
 import type { Executor } from '../../store/db.ts';
+import type { DefinitionsView } from '../../store/definitions.ts';
 import { findTiersWithCampaign } from '../../store/promotion-tiers.ts';
 import { findVouchersForRedemption } from '../../store/redemption-facts.ts';
 import { findRewardsByIds } from '../../store/rewards.ts';
@@ -21,11 +22,11 @@ export interface Snapshots {
 }
 
 /** Vouchers as they are now, with their holders (simple customers); one query per kind. */
-export async function voucherSnapshots(db: Executor, deps: Deps, actor: Actor, voucherIds: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
+export async function voucherSnapshots(db: Executor, deps: Deps, actor: Actor, voucherIds: readonly string[], defs?: DefinitionsView): Promise<Map<string, Record<string, unknown>>> {
   const out = new Map<string, Record<string, unknown>>();
   if (voucherIds.length === 0) return out;
   const rows = await findVouchersForRedemption(db, actor.projectId, [], [...new Set(voucherIds)], false);
-  const objects = await renderVoucherRows(db, deps, actor.projectId, rows);
+  const objects = await renderVoucherRows(db, deps, actor.projectId, rows, defs);
   const holderIds = [...new Set(rows.flatMap((r) => (r.holder_id ? [r.holder_id] : [])))];
   const holders =
     holderIds.length === 0 ? [] : await db.selectFrom('customers').selectAll().where('project_id', '=', actor.projectId).where('id', 'in', holderIds).execute();
@@ -35,19 +36,20 @@ export async function voucherSnapshots(db: Executor, deps: Deps, actor: Actor, v
 }
 
 /** Tiers as they are now, with their campaigns. */
-export async function tierSnapshots(db: Executor, projectId: string, tierIds: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
+export async function tierSnapshots(db: Executor, projectId: string, tierIds: readonly string[], defs?: DefinitionsView): Promise<Map<string, Record<string, unknown>>> {
   const out = new Map<string, Record<string, unknown>>();
   if (tierIds.length === 0) return out;
-  const tiers = await findTiersWithCampaign(db, projectId, [...new Set(tierIds)]);
-  for (const tier of await renderTiers(db, projectId, tiers)) out.set(tier.id, tier);
+  const tiers = await findTiersWithCampaign(db, projectId, [...new Set(tierIds)], undefined, defs);
+  for (const tier of await renderTiers(db, projectId, tiers, defs)) out.set(tier.id, tier);
   return out;
 }
 
-export async function renderSnapshots(db: Executor, deps: Deps, actor: Actor, items: readonly Resolved[]): Promise<Snapshots> {
+/** `defs`: the definitions the request read (its tiers, campaigns and categories come from there). */
+export async function renderSnapshots(db: Executor, deps: Deps, actor: Actor, items: readonly Resolved[], defs?: DefinitionsView): Promise<Snapshots> {
   const voucherItems = items.flatMap((r) => (r.kind === 'voucher' ? [r] : []));
   const tierItems = items.flatMap((r) => (r.kind === 'promotion_tier' ? [r] : []));
-  const out: Snapshots = { vouchers: new Map(), tiers: await tierSnapshots(db, actor.projectId, tierItems.map((r) => r.tier.tier.id)), rewards: new Map() };
-  const vouchers = await voucherSnapshots(db, deps, actor, voucherItems.map((r) => r.voucher.id));
+  const out: Snapshots = { vouchers: new Map(), tiers: await tierSnapshots(db, actor.projectId, tierItems.map((r) => r.tier.tier.id), defs), rewards: new Map() };
+  const vouchers = await voucherSnapshots(db, deps, actor, voucherItems.map((r) => r.voucher.id), defs);
   for (const item of voucherItems) {
     const object = vouchers.get(item.voucher.id);
     if (!object) continue;

@@ -15,6 +15,7 @@ import type {
   ValidationRuleObjectOut,
 } from '../../http/schemas/validation-rules.ts';
 import type { Executor, Tx } from '../../store/db.ts';
+import type { DefinitionsView } from '../../store/definitions.ts';
 import { appendEvents } from '../../store/events.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import type { ValidationRulesTable } from '../../store/schema.ts';
@@ -121,31 +122,33 @@ async function reread(tx: Executor, projectId: string, id: string): Promise<Vali
 }
 
 export async function createRule(deps: Deps, actor: Actor, input: CreateValidationRuleInput): Promise<ValidationRuleObject> {
+  return guardName(input.name, () => inTransaction(deps, (tx) => createRuleIn(tx, deps, actor, input)));
+}
+
+/**
+ * Creates a rule inside the caller's transaction (a campaign or tier made from a template gets copies of
+ * the template's rules). A name another rule holds fails on the unique index.
+ */
+export async function createRuleIn(tx: Tx, deps: Deps, actor: Actor, input: CreateValidationRuleInput): Promise<ValidationRuleObject> {
   const definition = checkDefinition(input);
-  return guardName(input.name, () =>
-    inTransaction(deps, async (tx) => {
-      const id = deps.ids.next('val');
-      const now = deps.clock.now().toISOString();
-      await store.insertRule(tx, {
-        id,
-        project_id: actor.projectId,
-        name: input.name,
-        rules: toJson(definition.rules),
-        error: definition.error === null ? null : toJson(definition.error),
-        applicable_to: toJson(definition.applicable_to),
-        type: input.type ?? 'expression',
-        context_type: input.context_type ?? 'global',
-        created_at: now,
-        updated_at: null,
-      });
-      await recordReferences(tx, actor.projectId, id, definition);
-      const rule = await reread(tx, actor.projectId, id);
-      await appendEvents(tx, [
-        makeEvent(deps, actor, { type: 'business_validation_rule.created', entityId: id, data: { rule, created_at: now } }),
-      ]);
-      return rule;
-    }),
-  );
+  const id = deps.ids.next('val');
+  const now = deps.clock.now().toISOString();
+  await store.insertRule(tx, {
+    id,
+    project_id: actor.projectId,
+    name: input.name,
+    rules: toJson(definition.rules),
+    error: definition.error === null ? null : toJson(definition.error),
+    applicable_to: toJson(definition.applicable_to),
+    type: input.type ?? 'expression',
+    context_type: input.context_type ?? 'global',
+    created_at: now,
+    updated_at: null,
+  });
+  await recordReferences(tx, actor.projectId, id, definition);
+  const rule = await reread(tx, actor.projectId, id);
+  await appendEvents(tx, [makeEvent(deps, actor, { type: 'business_validation_rule.created', entityId: id, data: { rule, created_at: now } })]);
+  return rule;
 }
 
 export async function getRule(deps: Deps, actor: Actor, id: string): Promise<ValidationRuleObject> {
@@ -282,8 +285,8 @@ export interface AssignedRule {
  * The rules assigned to the given objects (e.g. a voucher and its campaign), oldest assignment first.
  * Every one must pass for the object to be redeemable (reference 5.7 *Rec.*).
  */
-export async function rulesFor(db: Executor, projectId: string, objects: ReadonlyArray<{ type: string; id: string }>): Promise<AssignedRule[]> {
-  const rows = await store.assignedRules(db, projectId, objects);
+export async function rulesFor(db: Executor, projectId: string, objects: ReadonlyArray<{ type: string; id: string }>, defs?: DefinitionsView): Promise<AssignedRule[]> {
+  const rows = await store.assignedRules(db, projectId, objects, defs);
   return rows.map(({ assignment, rule }) => ({
     assignment: toAssignmentObject(assignment),
     ruleId: rule.id,

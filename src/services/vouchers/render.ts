@@ -1,5 +1,6 @@
 import { localDate } from '../../domain/validity/validity.ts';
 import type { Executor } from '../../store/db.ts';
+import type { DefinitionsView } from '../../store/definitions.ts';
 import { findCategoriesByIds, toCategoryObject } from '../../store/categories.ts';
 import { findCampaignsByIds } from '../../store/campaigns.ts';
 import { fromJson } from '../../store/json.ts';
@@ -49,6 +50,8 @@ export interface VoucherContext {
    * with an installation secret, so callers that have it pass this and the object gains `assets`.
    */
   assets?: (row: VoucherRow) => VoucherAssets;
+  /** Campaigns and categories from the definitions cache (src/store/definitions.ts). */
+  definitions?: DefinitionsView;
 }
 
 export async function renderVouchers(
@@ -61,11 +64,13 @@ export async function renderVouchers(
     db,
     projectId,
     rows.map((r) => r.category_id).filter((id): id is string => id !== null),
+    context.definitions,
   );
   const campaigns = await findCampaignsByIds(
     db,
     projectId,
     rows.map((r) => r.campaign_id).filter((id): id is string => id !== null),
+    context.definitions,
   );
   const cards = rows.filter((r) => r.type === 'LOYALTY_CARD').map((r) => r.id);
   const expirations = await nextExpirations(db, projectId, cards, localDate(context.now, context.timeZone));

@@ -11,6 +11,8 @@ import { addToVouchersCount, findLiveCampaign, findLiveCampaignById, type Campai
 import { findCategory, findCategoryByName } from '../../store/categories.ts';
 import { findLiveCustomer } from '../../store/customers.ts';
 import type { Executor, Tx } from '../../store/db.ts';
+import type { DefinitionsView } from '../../store/definitions.ts';
+import { projectSettings } from '../../store/redemption-facts.ts';
 import { appendEvents } from '../../store/events.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import { findProject, projectCodesAreCaseSensitive } from '../../store/projects.ts';
@@ -39,9 +41,11 @@ export async function projectTimeZone(db: Executor, projectId: string): Promise<
   return (await findProject(db, projectId))?.timezone ?? 'UTC';
 }
 
-export async function renderVoucherRows(db: Executor, deps: Deps, projectId: string, rows: readonly VoucherRow[]): Promise<VoucherObject[]> {
+/** Voucher objects; with `defs`, the project's settings, campaigns and categories come from the definitions cache. */
+export async function renderVoucherRows(db: Executor, deps: Deps, projectId: string, rows: readonly VoucherRow[], defs?: DefinitionsView): Promise<VoucherObject[]> {
   if (rows.length === 0) return [];
-  return renderVouchers(db, projectId, rows, { timeZone: await projectTimeZone(db, projectId), now: deps.clock.now(), assets: assetLinker(deps) });
+  const timeZone = defs ? ((await projectSettings(db, projectId, defs))?.timezone ?? 'UTC') : await projectTimeZone(db, projectId);
+  return renderVouchers(db, projectId, rows, { timeZone, now: deps.clock.now(), assets: assetLinker(deps), ...(defs ? { definitions: defs } : {}) });
 }
 
 export async function renderVoucherRow(db: Executor, deps: Deps, projectId: string, row: VoucherRow): Promise<VoucherObject> {

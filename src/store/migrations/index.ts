@@ -18,6 +18,7 @@ import * as redemptionCounts from './2026-11-22-0025-redemption-counts.ts';
 import * as quarantineUnreadableJson from './2026-11-26-0026-quarantine-unreadable-json.ts';
 import * as idempotencyInTransaction from './2026-11-26-0028-idempotency-in-transaction.ts';
 import * as promotionTierCounts from './2026-11-26-0030-promotion-tier-counts.ts';
+import * as definitionsVersion from './2026-11-26-0037-definitions-version.ts';
 import * as ruleAssignmentsByObject from './2026-11-26-0029-rule-assignments-by-object.ts';
 import * as csvImports from './2026-11-26-0031-csv-imports.ts';
 import * as projectUsers from './2026-11-26-0035-project-users.ts';
@@ -46,6 +47,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-0026-quarantine-unreadable-json': quarantineUnreadableJson,
   '2026-11-26-0028-idempotency-in-transaction': idempotencyInTransaction,
   '2026-11-26-0030-promotion-tier-counts': promotionTierCounts,
+  '2026-11-26-0037-definitions-version': definitionsVersion,
   '2026-11-26-0029-rule-assignments-by-object': ruleAssignmentsByObject,
   '2026-11-26-0031-csv-imports': csvImports,
   '2026-11-26-0032-scoped-exports-customer-redeemables': scopedExportsCustomerRedeemables,
