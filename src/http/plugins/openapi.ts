@@ -1,8 +1,11 @@
+import { createReadStream } from 'node:fs';
+import { createRequire } from 'node:module';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 
 // The OpenAPI document is generated from the route schemas (so it cannot describe a route that does not
-// exist), served at /openapi.json, rendered at /docs, and committed as openapi.json with a drift check.
+// exist), served at /openapi.json, rendered at /docs (Redoc, below), and committed as openapi.json with a
+// drift check.
 
 export const OPENAPI_INFO = {
   title: 'Punchcard API',
@@ -53,53 +56,122 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
     },
   });
 
-  app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());
+  // Built once: the document only changes with the code, and it is large (every schema inline).
+  let document: string | null = null;
+  const openapiJson = () => (document ??= JSON.stringify(app.swagger()));
+  app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
+    reply.type('application/json; charset=utf-8').header('Cache-Control', 'public, max-age=300');
+    return openapiJson();
+  });
+
+  let page: string | null = null;
   app.get('/docs', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
-    reply.type('text/html; charset=utf-8');
-    return DOCS_PAGE;
+    page ??= docsPage(JSON.parse(openapiJson()) as OpenApiDocument);
+    reply.type('text/html; charset=utf-8').header('Content-Security-Policy', DOCS_POLICY);
+    return page;
+  });
+  app.get(INIT_PATH, { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
+    reply.type('text/javascript; charset=utf-8');
+    return INIT_SCRIPT;
+  });
+  app.get(REDOC_PATH, { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
+    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=86400');
+    return createReadStream(REDOC_BUNDLE);
   });
 }
 
-// A self-contained page that renders /openapi.json: no external assets, so it works offline.
-const DOCS_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Punchcard API</title>
+// The API reference at /docs is Redoc (README "API reference"): a maintained renderer, served from our
+// own node_modules so the page works offline and behind firewalls (no CDN). Redoc needs a moment to lay
+// out a document of this size, so the page first shows a summary drawn here from the same document — the
+// API, how to authenticate, every operation by area with a link into the reference — and Redoc replaces
+// it when ready.
+const REDOC_BUNDLE = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+const REDOC_PATH = '/docs/redoc.standalone.js';
+const INIT_PATH = '/docs/reference.js';
+
+// The page and Redoc load nothing from elsewhere; Redoc's footer logo, which it links from its CDN, is
+// blocked by this policy (Redoc then hides it). Redoc styles with inline styles and searches in a worker.
+const DOCS_POLICY = [
+  "default-src 'self'",
+  "script-src 'self' blob:",
+  "worker-src 'self' blob:",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self' data:",
+].join('; ');
+
+interface OpenApiDocument {
+  info: { title: string; description?: string; version: string };
+  paths: Record<string, Record<string, { summary?: string; tags?: string[]; operationId?: string }>>;
+  components?: { securitySchemes?: Record<string, { type: string; in?: string; name?: string }> };
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const REDOC_OPTIONS = {
+  // Search across operations and schemas (Redoc's own index).
+  disableSearch: false,
+  expandResponses: '200',
+  jsonSampleExpandLevel: 3,
+  hideHostname: false,
+  sortTagsAlphabetically: true,
+  theme: { colors: { primary: { main: '#1d4ed8' } }, typography: { fontFamily: 'system-ui, sans-serif', headings: { fontFamily: 'system-ui, sans-serif' } } },
+};
+
+// Redoc lays out in a hidden element and takes the summary's place once it is ready.
+const INIT_SCRIPT = `Redoc.init('/openapi.json', ${JSON.stringify(REDOC_OPTIONS)}, document.getElementById('redoc'), function (error) {
+  if (error) { document.getElementById('loading').textContent = 'The full reference could not be loaded: ' + error.message; return; }
+  document.getElementById('summary').remove();
+  document.getElementById('redoc').hidden = false;
+});
+`;
+
+function docsPage(doc: OpenApiDocument): string {
+  const byTag = new Map<string, Array<{ method: string; path: string; summary: string; operationId: string | undefined }>>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const tag = op.tags?.[0] ?? 'Other';
+      const list = byTag.get(tag) ?? [];
+      list.push({ method: method.toUpperCase(), path, summary: op.summary ?? '', operationId: op.operationId });
+      byTag.set(tag, list);
+    }
+  }
+  const schemes = Object.entries(doc.components?.securitySchemes ?? {})
+    .map(([name, scheme]) => `<li><code>${escapeHtml(name)}</code> — ${escapeHtml(scheme.type === 'apiKey' ? `header ${scheme.name ?? name}` : scheme.type)}</li>`)
+    .join('');
+  const areas = [...byTag.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(
+      ([tag, ops]) =>
+        `<section><h2>${escapeHtml(tag)}</h2><ul>${ops
+          .map((op) => {
+            const anchor = op.operationId ? `#operation/${encodeURIComponent(op.operationId)}` : '#';
+            return `<li><a href="${anchor}"><b class="m ${op.method}">${op.method}</b> <code>${escapeHtml(op.path)}</code></a> ${escapeHtml(op.summary)}</li>`;
+          })
+          .join('')}</ul></section>`,
+    )
+    .join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(doc.info.title)} reference</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
-body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f7f7f9}
-header{background:#1d2330;color:#fff;padding:18px 28px}header h1{margin:0;font-size:22px}
-main{max-width:1100px;margin:0 auto;padding:20px}
-h2{margin:28px 0 8px;font-size:18px;border-bottom:1px solid #ddd;padding-bottom:4px}
-details{background:#fff;border:1px solid #e1e3e8;border-radius:6px;margin:6px 0}
-summary{cursor:pointer;padding:8px 12px;display:flex;gap:12px;align-items:center}
-.m{font:600 12px monospace;padding:2px 8px;border-radius:4px;color:#fff;min-width:52px;text-align:center}
+body{margin:0;font:15px/1.5 system-ui,sans-serif;color:#1d2330}
+#summary{max-width:1100px;margin:0 auto;padding:24px}
+#summary h1{font-size:26px;margin:0 0 8px}#summary h2{font-size:17px;margin:22px 0 6px;border-bottom:1px solid #e4e6eb}
+#summary ul{margin:0;padding-left:18px}#summary .m{font:600 11px monospace;padding:1px 6px;border-radius:3px;color:#fff}
 .GET{background:#2f7ed8}.POST{background:#3a9d5d}.PUT{background:#c7841a}.DELETE{background:#c9463d}.PATCH{background:#7a55c7}
-code.p{font-size:14px}.s{color:#666}
-.body{padding:4px 14px 12px}pre{background:#f2f3f6;padding:10px;overflow:auto;border-radius:4px;font-size:12px}
-table{border-collapse:collapse}td,th{border-bottom:1px solid #eee;padding:3px 10px 3px 0;text-align:left;vertical-align:top}
+#loading{background:#eef2ff;padding:8px 12px;border-radius:6px}
 </style></head><body>
-<header><h1>Punchcard API</h1><div id="desc"></div></header>
-<main id="ops">Loading /openapi.json…</main>
-<script>
-const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
-fetch('/openapi.json').then((r) => r.json()).then((doc) => {
-  document.getElementById('desc').textContent = doc.info.description || '';
-  const groups = {};
-  for (const [path, item] of Object.entries(doc.paths || {})) {
-    for (const [method, op] of Object.entries(item)) {
-      const tag = (op.tags && op.tags[0]) || 'other';
-      (groups[tag] = groups[tag] || []).push({ path, method: method.toUpperCase(), op });
-    }
-  }
-  const html = [];
-  for (const tag of Object.keys(groups).sort()) {
-    html.push('<h2>' + esc(tag) + '</h2>');
-    for (const { path, method, op } of groups[tag]) {
-      const params = (op.parameters || []).map((p) => '<tr><td><code>' + esc(p.name) + '</code></td><td>' + esc(p.in) + '</td><td>' + (p.required ? 'required' : '') + '</td><td><code>' + esc(JSON.stringify(p.schema)) + '</code></td></tr>').join('');
-      const body = op.requestBody ? '<h4>Request body</h4><pre>' + esc(JSON.stringify(op.requestBody.content, null, 2)) + '</pre>' : '';
-      const responses = Object.entries(op.responses || {}).map(([code, r]) => '<h4>' + esc(code) + ' ' + esc(r.description) + '</h4>' + (r.content ? '<pre>' + esc(JSON.stringify(r.content, null, 2)) + '</pre>' : '')).join('');
-      html.push('<details><summary><span class="m ' + method + '">' + method + '</span><code class="p">' + esc(path) + '</code><span class="s">' + esc(op.summary) + '</span></summary><div class="body">' + (op.description ? '<p>' + esc(op.description) + '</p>' : '') + (params ? '<h4>Parameters</h4><table>' + params + '</table>' : '') + body + responses + '</div></details>');
-    }
-  }
-  document.getElementById('ops').innerHTML = html.join('');
-});
-</script></body></html>`;
+<div id="redoc" hidden></div>
+<div id="summary">
+<h1>${escapeHtml(doc.info.title)} <small>${escapeHtml(doc.info.version)}</small></h1>
+<p>${escapeHtml(doc.info.description ?? '')}</p>
+<p id="loading">Loading the full reference (search, request and response examples)… The document itself is at <a href="/openapi.json">/openapi.json</a>.</p>
+<h2>Authentication</h2><ul>${schemes}</ul>
+${areas}
+</div>
+<script src="${REDOC_PATH}"></script>
+<script src="${INIT_PATH}"></script>
+</body></html>`;
+}

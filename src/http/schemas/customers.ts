@@ -260,7 +260,7 @@ const EventSourceOut = Type.Object({
 
 export const CustomerActivity = Type.Object({
   id: Type.String({ description: 'evcus_… and other event ids' }),
-  type: Type.String({ description: 'One of the activity types (platform reference 3.8)' }),
+  type: Type.String({ description: 'One of the activity types, e.g. customer.created or redemption.succeeded' }),
   data: Type.Object({
     data: Type.Record(Type.String(), Type.Unknown(), { description: 'Type-specific members, e.g. { customer } for customer.created' }),
     event_source: EventSourceOut,

@@ -6,7 +6,7 @@ import { StoredInteger } from './common.ts';
 // are allowed, whether formulas parse) are checked in src/domain/discounts.
 
 const Money = (description: string) => StoredInteger('bigint', { minimum: 0, description });
-const Formula = Type.String({ minLength: 1, maxLength: 2000, description: 'Dynamic formula (reference 3.12); evaluated at redemption' });
+const Formula = Type.String({ minLength: 1, maxLength: 2000, description: 'Dynamic formula over order, customer and metadata values; evaluated at redemption' });
 
 const CatalogRef = Type.Object({
   id: Type.Optional(Type.String({ minLength: 1 })),
@@ -58,7 +58,7 @@ export const Discount = Type.Object(
     effect: Type.Optional(Type.Enum(DISCOUNT_EFFECTS)),
     is_dynamic: Type.Optional(Type.Boolean({ description: 'Output only: true when a formula set the value' })),
   },
-  { description: 'Discount definition (type-specific members, see the reference)' },
+  { description: 'Discount definition: its type and the members of that type' },
 );
 export type DiscountInput = Static<typeof Discount>;
 

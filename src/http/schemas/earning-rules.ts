@@ -53,7 +53,7 @@ export const LoyaltyInput = Type.Object(
     customer: Type.Optional(Nullable(Type.Object({ metadata: Type.Optional(Nullable(IncrementInput)) }))),
     custom_event: Type.Optional(Nullable(Type.Object({ metadata: Type.Optional(Nullable(IncrementInput)) }))),
   },
-  { description: 'FIXED points, or PROPORTIONAL points for every `every` of a metric (loyalty reference 4.5)' },
+  { description: 'FIXED points, or PROPORTIONAL points for every `every` of a metric (order amount, items, metadata)' },
 );
 
 const PendingPointsInput = Type.Object({

@@ -99,7 +99,7 @@ export const LoyaltyCardObject = Type.Object(
     }),
     object: Type.Literal('voucher'),
   },
-  { description: 'Loyalty card (seed 2.5)' },
+  { description: 'Loyalty card: its points balance and holder' },
 );
 
 export const MemberList = Type.Object({

@@ -161,7 +161,7 @@ export const ValidationEntry = Type.Object(
 
 export type ValidationEntryOut = Static<typeof ValidationEntry>;
 
-const CalculatedOrder = Loose('Calculated order (reference 3.2); id only when an existing order was named');
+const CalculatedOrder = Loose('Calculated order with its discounts; id only when an existing order was named');
 
 const SessionEcho = Type.Object({ key: Type.String(), type: Type.Literal('LOCK'), ttl: Type.Number(), ttl_unit: Type.Enum(TTL_UNITS) });
 

@@ -46,7 +46,7 @@ const Stock = Type.Integer({ minimum: 0, maximum: 1_000_000_000_000, description
 
 export const CreateRewardBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 500 }),
-  type: Type.Optional(Type.Enum(REWARD_TYPES, { description: 'Taken from the parameters member when absent (DECISIONS 20)' })),
+  type: Type.Optional(Type.Enum(REWARD_TYPES, { description: 'Taken from the one parameters member present (campaign, coin or product) when absent' })),
   parameters: Type.Optional(RewardParameters),
   stock: Type.Optional(Nullable(Stock)),
   attributes: Type.Optional(Nullable(Attributes)),

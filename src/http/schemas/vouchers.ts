@@ -110,7 +110,7 @@ export const VoucherObject = Type.Object(
     category_id: Nullable(Type.String()),
     categories: Type.Array(CategoryOut),
     type: Type.Enum(VOUCHER_TYPES),
-    discount: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'Discount definition (promotions reference 3.1)' })),
+    discount: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'Discount definition: its type (AMOUNT, PERCENT, UNIT or FIXED) and the members of that type' })),
     gift: Nullable(
       Type.Object({
         amount: Type.Integer({ description: 'Credits ever added (initial amount and top-ups), minor units' }),
@@ -156,7 +156,7 @@ export const VoucherObject = Type.Object(
     ),
     object: Type.Literal('voucher'),
   },
-  { description: 'Voucher (promotions reference 2.3)' },
+  { description: 'Voucher: code, type, discount, gift or loyalty card, validity and usage' },
 );
 
 export type VoucherOut = Static<typeof VoucherObject>;
@@ -277,5 +277,5 @@ export const CampaignSummary = Type.Object(
     points_transferred_out: Type.Optional(Type.Integer()),
     referred_customers: Type.Optional(Count),
   },
-  { description: 'Campaign summary (promotions reference 1.1), derived from stored records; members depend on the campaign type' },
+  { description: 'Campaign summary, derived from stored records; members depend on the campaign type' },
 );

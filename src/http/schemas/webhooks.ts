@@ -5,7 +5,7 @@ import { Limit, Nullable } from './common.ts';
 // Webhook configurations (seed 2.11, 4.4; platform reference 6.1) and Punchcard's delivery log.
 
 const EventKind = Type.Enum([...WEBHOOK_EVENT_KINDS], {
-  description: 'An event kind of seed part 6 (the `aded` spellings included) or its corrected `added` spelling; stored as given',
+  description: 'An event kind as the API names it (the historical `aded` spellings included) or its corrected `added` spelling; stored as given',
 });
 
 const TargetUrl = Type.String({ minLength: 1, maxLength: 2048, description: 'Absolute http(s) URL that receives the deliveries' });

@@ -14,7 +14,7 @@ export function registerCustomerActivityRoutes(app: TypedApp, { deps }: RouteCon
       schema: {
         tags,
         operationId: 'listCustomerActivities',
-        summary: "List a customer's activities with a total (the seed's list; the vendor marks it deprecated)",
+        summary: "List a customer's activities with a total (the older list; /activity pages with has_more)",
         params: CustomerParams,
         querystring: ListActivitiesQuery,
         response: { 200: ActivitiesList, ...errorResponses(404) },

@@ -256,7 +256,7 @@ export function registerRewardRoutes(app: TypedApp, { deps }: RouteContext): voi
       schema: {
         tags,
         operationId: 'getRewardDetails',
-        summary: 'Get the reward of an assignment of the program (seed 4.1)',
+        summary: 'Get the reward of an assignment of the program',
         params: CampaignAssignmentParams,
         response: { 200: RewardObject, ...errorResponses(404) },
       },

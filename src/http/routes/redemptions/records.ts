@@ -31,7 +31,7 @@ export function registerRedemptionRecordRoutes(app: TypedApp, { deps }: RouteCon
       schema: {
         tags,
         operationId: 'listRedemptions',
-        summary: 'List redemption and rollback records, newest first, with the seed 4.11 query (result, campaign, customer, order, created_at, filters)',
+        summary: 'List redemption and rollback records, newest first, filtered by result, campaign, customer, order, created_at or filters',
         querystring: ListRedemptionsQuery,
         response: { 200: RedemptionList, ...errorResponses() },
       },

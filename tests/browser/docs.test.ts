@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+// README "API reference": /docs in a real browser (Debian's chromium driven by Playwright; no browser is
+// downloaded). The page shows content at once, then Redoc's reference with search, request and response
+// samples and the authentication schemes, all served by Punchcard itself (no other host is contacted).
+// Screenshots land in PUNCHCARD_SCREENSHOTS (default: the system's temp folder) for a person to look at.
+
+const CHROMIUM = process.env.PUNCHCARD_CHROMIUM ?? '/usr/bin/chromium';
+// CI installs chromium (.ci/run); elsewhere a machine without it skips this file, loudly.
+const missing = !existsSync(CHROMIUM) && process.env.CI !== 'true' ? `no browser at ${CHROMIUM} (apt-get install chromium)` : false;
+
+describe('/docs in a browser', { skip: missing, timeout: 180_000 }, () => {
+  let t: TestApp;
+  let browser: BrowserContext;
+  let profile: string;
+  const screenshots = process.env.PUNCHCARD_SCREENSHOTS ?? join(tmpdir(), 'punchcard-screenshots');
+  const foreignRequests: string[] = [];
+
+  before(async () => {
+    t = await startTestApp();
+    profile = mkdtempSync(join(tmpdir(), 'punchcard-chromium-'));
+    mkdirSync(screenshots, { recursive: true });
+    // A fresh profile each run (Playwright passes it as --user-data-dir).
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1400, height: 900 },
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  test('content at first paint, then the full reference with search, examples and auth schemes', async (ctx) => {
+    const page = await browser.newPage();
+    // Whatever left the page for another host (a request blocked by the page's policy never leaves).
+    page.on('response', (response) => {
+      if (!response.url().startsWith(t.url) && !response.url().startsWith('data:') && !response.url().startsWith('blob:')) foreignRequests.push(response.url());
+    });
+    // What the page shows before any script has run: the summary drawn by the server (the renderer is
+    // held back here so the screenshot shows it).
+    const held = await browser.newPage();
+    await held.route('**/docs/redoc.standalone.js', (route) => route.abort());
+    await held.goto(`${t.url}/docs`);
+    assert.ok(await held.getByRole('heading', { name: /Punchcard API/ }).isVisible());
+    assert.ok(await held.getByRole('heading', { name: 'Authentication' }).isVisible());
+    assert.ok(await held.getByText('X-Management-Token', { exact: true }).first().isVisible());
+    assert.ok(await held.getByText('/v1/redemptions', { exact: true }).first().isVisible());
+    await held.screenshot({ path: join(screenshots, 'docs-first-paint.png') });
+    await held.close();
+
+    const started = Date.now();
+    await page.goto(`${t.url}/docs`);
+    // Redoc replaces the summary once it has laid the document out.
+    await page.locator('#redoc .menu-content').waitFor({ timeout: 90_000 });
+    ctx.diagnostic(`Redoc ready ${Date.now() - started} ms after navigation`);
+    assert.equal(await page.locator('#summary').count(), 0);
+    await page.screenshot({ path: join(screenshots, 'docs-reference.png') });
+
+    // The authentication schemes are described.
+    const auth = page.locator('#redoc').getByText('X-Management-Token', { exact: false }).first();
+    assert.ok(await auth.count() > 0, 'the management key scheme is listed');
+
+    // Search finds an operation and leads to it.
+    const search = page.locator('#redoc input[placeholder="Search..."]');
+    await search.fill('resend');
+    const hit = page.locator('#redoc [role="search"] li, #redoc .search-results li, #redoc [data-role="search:results"] li').first();
+    await hit.waitFor({ timeout: 30_000 });
+    assert.match((await hit.textContent()) ?? '', /send a FAILED or SUCCEEDED delivery again/i);
+    await page.screenshot({ path: join(screenshots, 'docs-search.png') });
+    await hit.click();
+    await page.waitForFunction(() => location.hash.includes('resendWebhookDelivery'), undefined, { timeout: 10_000 });
+
+    // Request and response samples of an operation.
+    await page.goto(`${t.url}/docs#operation/createCustomer`);
+    await page.locator('#redoc .menu-content').waitFor({ timeout: 90_000 });
+    const samples = page.locator('#redoc').getByText('Response samples').first();
+    await samples.waitFor({ timeout: 30_000 });
+    assert.ok(await page.locator('#redoc').getByText('Request samples').first().isVisible());
+    await page.screenshot({ path: join(screenshots, 'docs-operation.png') });
+
+    assert.deepEqual(foreignRequests, [], 'everything is served by Punchcard');
+  });
+});
