@@ -1,0 +1,106 @@
+import { Badge, Button, Card, Group, Loader, Select, Table, Text, TextInput } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { api, listOf, withQuery } from '../../api/client.ts';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { PageHeader } from '../../components/PageHeader.tsx';
+import { Pager } from '../../components/Pager.tsx';
+import { dateTime } from '../../components/format.ts';
+
+export interface Campaign {
+  id: string;
+  name: string;
+  campaign_type: string;
+  type: string;
+  active: boolean;
+  vouchers_count: number;
+  description: string | null;
+  start_date: string | null;
+  expiration_date: string | null;
+  created_at: string;
+  voucher?: { type: string; discount?: { type: string; percent_off?: number; amount_off?: number } };
+  validation_rules_assignments?: { data?: Array<{ rule_id: string }> };
+  vouchers_generation_status?: string;
+}
+
+const TYPES = ['DISCOUNT_COUPONS', 'PROMOTION', 'GIFT_VOUCHERS', 'LOYALTY_PROGRAM', 'REFERRAL_PROGRAM'];
+const LIMIT = 20;
+
+export function CampaignsPage() {
+  const navigate = useNavigate();
+  const [page, setPage] = useState(1);
+  const [type, setType] = useState<string | null>(null);
+  const [search, setSearch] = useState('');
+  const list = useQuery({
+    queryKey: ['campaigns', page, type],
+    queryFn: async () => listOf<Campaign>(await api('GET', withQuery('/v1/campaigns', { limit: LIMIT, page, campaign_type: type, order: '-created_at' }))),
+  });
+  const shown = (list.data?.items ?? []).filter((c) => search === '' || c.name.toLowerCase().includes(search.toLowerCase()) || c.id === search);
+
+  return (
+    <>
+      <PageHeader
+        title="Campaigns"
+        actions={
+          <Button component={Link} to="/campaigns/new">
+            New coupon campaign
+          </Button>
+        }
+      />
+      <Card withBorder>
+        <Group mb="sm" align="flex-end" wrap="wrap">
+          <TextInput
+            label="Search"
+            description="Filters this page; Enter opens a campaign by exact name or id"
+            value={search}
+            onChange={(e) => setSearch(e.currentTarget.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && search.trim() !== '') navigate(`/campaigns/${encodeURIComponent(search.trim())}`);
+            }}
+            w={300}
+          />
+          <Select label="Type" placeholder="All types" clearable data={TYPES} value={type} onChange={(v) => { setType(v); setPage(1); }} w={220} />
+        </Group>
+        {list.isPending && <Loader aria-label="Loading campaigns" />}
+        <ErrorAlert error={list.error} />
+        {list.data && (
+          <>
+            <Table.ScrollContainer minWidth={600}>
+              <Table highlightOnHover>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Name</Table.Th>
+                    <Table.Th>Type</Table.Th>
+                    <Table.Th>Status</Table.Th>
+                    <Table.Th>Codes</Table.Th>
+                    <Table.Th>Created</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {shown.map((c) => (
+                    <Table.Tr key={c.id}>
+                      <Table.Td>
+                        <Link to={`/campaigns/${c.id}`}>{c.name}</Link>
+                      </Table.Td>
+                      <Table.Td>{c.campaign_type}</Table.Td>
+                      <Table.Td>
+                        <Badge color={c.active ? 'green' : 'gray'} variant="light">
+                          {c.active ? 'active' : 'disabled'}
+                        </Badge>
+                      </Table.Td>
+                      <Table.Td>{c.vouchers_count}</Table.Td>
+                      <Table.Td>{dateTime(c.created_at)}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+            {shown.length === 0 && <Text c="dimmed">No campaigns here.</Text>}
+            <Pager page={page} limit={LIMIT} count={list.data.items.length} total={list.data.total} onPage={setPage} />
+          </>
+        )}
+      </Card>
+    </>
+  );
+}
