@@ -567,6 +567,18 @@ export interface CustomerConsentsTable {
   updated_at: Timestamp;
 }
 
+/** A campaign's configuration kept to make campaigns and promotion tiers from (vendor CampaignTemplate). */
+export interface CampaignTemplatesTable {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  campaign_type: 'DISCOUNT_COUPONS' | 'GIFT_VOUCHERS';
+  definition: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
 /** A referred customer: the conversion (redemption or custom event) that made them a referee of a program. */
 export interface ReferralsTable {
   id: string;
@@ -1041,6 +1053,7 @@ export interface Database {
   consents: ConsentsTable;
   consent_groups: ConsentGroupsTable;
   customer_consents: CustomerConsentsTable;
+  campaign_templates: CampaignTemplatesTable;
   referrals: ReferralsTable;
   earning_rules: EarningRulesTable;
   loyalty_tiers: LoyaltyTiersTable;

@@ -13,6 +13,7 @@ import { registerCatalogRoutes } from './catalog/index.ts';
 import { registerCustomerRoutes } from './customers/customers.ts';
 import { registerConsentRoutes } from './consents/consents.ts';
 import { registerLocationRoutes } from './locations/locations.ts';
+import { registerCampaignTemplateRoutes } from './campaign-templates/campaign-templates.ts';
 import { registerExportRoutes } from './exports/exports.ts';
 import { registerProjectRoutes } from './management/projects.ts';
 import { registerUserRoutes } from './management/users.ts';
@@ -36,6 +37,7 @@ export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<
   registerCustomerRoutes(app, ctx);
   registerConsentRoutes(app, ctx);
   registerLocationRoutes(app, ctx);
+  registerCampaignTemplateRoutes(app, ctx);
   registerOrderRoutes(app, ctx);
   registerCampaignRoutes(app, ctx);
   registerLoyaltyCampaignRoutes(app, ctx);

@@ -94,6 +94,20 @@ export interface CreateOptions {
 
 /** `POST /v1/campaigns` and `POST /v1/loyalties`. */
 export async function createCampaign(deps: Deps, actor: Actor, input: CreateCampaignInput, options: CreateOptions = {}): Promise<CampaignObject> {
+  try {
+    return await inTransaction(deps, (tx) => createCampaignIn(tx, deps, actor, input, options));
+  } catch (error) {
+    if (isUniqueViolation(error)) throw errors.duplicate('campaign', 'name', input.name);
+    throw error;
+  }
+}
+
+/**
+ * Creates a campaign inside the caller's transaction (a campaign made from a template is created with
+ * its validation rules). A name another campaign holds fails on the unique index: the caller turns that
+ * into 409, once its transaction has rolled back.
+ */
+export async function createCampaignIn(tx: Tx, deps: Deps, actor: Actor, input: CreateCampaignInput, options: CreateOptions = {}): Promise<CampaignObject> {
   const campaignType = inferCampaignType(input, options.campaignType);
   checkValidity(input, '');
   checkDuration(input.activity_duration_after_publishing, 'activity_duration_after_publishing');
@@ -116,75 +130,68 @@ export async function createCampaign(deps: Deps, actor: Actor, input: CreateCamp
     throw businessError('invalid_campaign', 'Invalid campaign', { details: `promotion.tiers only apply to PROMOTION campaigns, not ${campaignType}` });
   }
   const now = deps.clock.now().toISOString();
-  try {
-    return await inTransaction(deps, async (tx) => {
-      const project = await findProject(tx, actor.projectId);
-      const projectCharset = fromJson<{ charset?: string | null } | null>(project?.default_code_config, null)?.charset ?? null;
-      const template = voucherTemplateFor(campaignType, input.voucher, projectCharset);
-      if (campaignType === 'REFERRAL_PROGRAM') await checkReferralProgram(tx, actor.projectId, input.referral_program);
-      const categoryId = (await resolveCategoryId(tx, actor.projectId, input)) ?? null;
-      await assertMetadata(tx, actor.projectId, 'campaign', input.metadata);
-      const async = count > SYNC_GENERATION_LIMIT;
-      const id = deps.ids.next('camp');
-      await store.insertCampaign(tx, {
-        id,
-        project_id: actor.projectId,
-        name: input.name,
-        description: input.description ?? null,
-        campaign_type: campaignType,
-        type: input.type ?? (campaignType === 'PROMOTION' ? 'STATIC' : 'AUTO_UPDATE'),
-        auto_join: campaignType === 'LOYALTY_PROGRAM' ? (input.auto_join ?? false) : false,
-        // Loyalty members hold one card per program whatever was asked; standalone vouchers are never "joined".
-        join_once: campaignType === 'LOYALTY_PROGRAM' ? true : input.type === 'STANDALONE' ? false : (input.join_once ?? false),
-        use_voucher_metadata_schema: input.use_voucher_metadata_schema ?? false,
-        vouchers_count: 0,
-        start_date: input.start_date ?? null,
-        expiration_date: input.expiration_date ?? null,
-        validity_timeframe: input.validity_timeframe ? toJson(input.validity_timeframe) : null,
-        validity_day_of_week: input.validity_day_of_week ? toJson(input.validity_day_of_week) : null,
-        validity_hours: input.validity_hours ? toJson(input.validity_hours) : null,
-        activity_duration_after_publishing: input.activity_duration_after_publishing ?? null,
-        active: true,
-        metadata: toJson(input.metadata ?? {}),
-        category_id: categoryId,
-        creation_status: async ? 'IN_PROGRESS' : 'DONE',
-        vouchers_generation_status: async ? 'IN_PROGRESS' : 'DONE',
-        protected: false,
-        voucher_template: template ? toJson(template) : null,
-        referral_program: input.referral_program ? toJson(input.referral_program) : null,
-        loyalty_tiers_expiration: input.loyalty_tiers_expiration ? toJson(input.loyalty_tiers_expiration) : null,
-        created_at: now,
-        updated_at: null,
-        binned_at: null,
-      });
-      if (template && count > 0 && !async) {
-        const codes = await generateVouchers(tx, deps, { projectId: actor.projectId, campaignId: id, campaignCategoryId: categoryId, template, overrides: {} }, count);
-        await store.addToVouchersCount(tx, actor.projectId, id, codes.length);
-      }
-      const row = await store.findLiveCampaignById(tx, actor.projectId, id);
-      if (!row) throw new Error('campaign vanished inside its own transaction');
-      // PROMOTION tiers are created with the campaign (hierarchy 1, 2, … in array order), their events after its own.
-      const tiers = await createTiersInTransaction(tx, deps, actor, row, tierInputs, (i) => `.promotion.tiers[${i}]`);
-      const campaign = await renderCampaign(tx, actor.projectId, row);
-      const events = [campaignEvent(deps, actor, 'campaign.created', campaign, { created_at: now }), ...tiers.events];
-      if (template && count > 0 && async) {
-        const jobId = deps.ids.next('aa');
-        const payload: GenerateJobPayload = { campaign_id: id, count, overrides: {} };
-        await enqueueJob(tx, { id: jobId, projectId: actor.projectId, kind: GENERATE_JOB, payload, requestId: actor.requestId, now });
-        events.push(campaignEvent(deps, actor, 'campaign.vouchers.generation.started', campaign, { count, async_action_id: jobId }));
-      }
-      await appendEvents(tx, events);
-      // Rules named at creation are assigned in the same transaction: the campaign exists with them or not at all.
-      if (!input.validation_rules || input.validation_rules.length === 0) return campaign;
-      for (const ruleId of input.validation_rules) {
-        await assignRuleIn(tx, deps, actor, ruleId, { related_object_type: 'campaign', related_object_id: id }, false);
-      }
-      return renderCampaign(tx, actor.projectId, row);
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw errors.duplicate('campaign', 'name', input.name);
-    throw error;
+  const project = await findProject(tx, actor.projectId);
+  const projectCharset = fromJson<{ charset?: string | null } | null>(project?.default_code_config, null)?.charset ?? null;
+  const template = voucherTemplateFor(campaignType, input.voucher, projectCharset);
+  if (campaignType === 'REFERRAL_PROGRAM') await checkReferralProgram(tx, actor.projectId, input.referral_program);
+  const categoryId = (await resolveCategoryId(tx, actor.projectId, input)) ?? null;
+  await assertMetadata(tx, actor.projectId, 'campaign', input.metadata);
+  const async = count > SYNC_GENERATION_LIMIT;
+  const id = deps.ids.next('camp');
+  await store.insertCampaign(tx, {
+    id,
+    project_id: actor.projectId,
+    name: input.name,
+    description: input.description ?? null,
+    campaign_type: campaignType,
+    type: input.type ?? (campaignType === 'PROMOTION' ? 'STATIC' : 'AUTO_UPDATE'),
+    auto_join: campaignType === 'LOYALTY_PROGRAM' ? (input.auto_join ?? false) : false,
+    // Loyalty members hold one card per program whatever was asked; standalone vouchers are never "joined".
+    join_once: campaignType === 'LOYALTY_PROGRAM' ? true : input.type === 'STANDALONE' ? false : (input.join_once ?? false),
+    use_voucher_metadata_schema: input.use_voucher_metadata_schema ?? false,
+    vouchers_count: 0,
+    start_date: input.start_date ?? null,
+    expiration_date: input.expiration_date ?? null,
+    validity_timeframe: input.validity_timeframe ? toJson(input.validity_timeframe) : null,
+    validity_day_of_week: input.validity_day_of_week ? toJson(input.validity_day_of_week) : null,
+    validity_hours: input.validity_hours ? toJson(input.validity_hours) : null,
+    activity_duration_after_publishing: input.activity_duration_after_publishing ?? null,
+    active: true,
+    metadata: toJson(input.metadata ?? {}),
+    category_id: categoryId,
+    creation_status: async ? 'IN_PROGRESS' : 'DONE',
+    vouchers_generation_status: async ? 'IN_PROGRESS' : 'DONE',
+    protected: false,
+    voucher_template: template ? toJson(template) : null,
+    referral_program: input.referral_program ? toJson(input.referral_program) : null,
+    loyalty_tiers_expiration: input.loyalty_tiers_expiration ? toJson(input.loyalty_tiers_expiration) : null,
+    created_at: now,
+    updated_at: null,
+    binned_at: null,
+  });
+  if (template && count > 0 && !async) {
+    const codes = await generateVouchers(tx, deps, { projectId: actor.projectId, campaignId: id, campaignCategoryId: categoryId, template, overrides: {} }, count);
+    await store.addToVouchersCount(tx, actor.projectId, id, codes.length);
   }
+  const row = await store.findLiveCampaignById(tx, actor.projectId, id);
+  if (!row) throw new Error('campaign vanished inside its own transaction');
+  // PROMOTION tiers are created with the campaign (hierarchy 1, 2, … in array order), their events after its own.
+  const tiers = await createTiersInTransaction(tx, deps, actor, row, tierInputs, (i) => `.promotion.tiers[${i}]`);
+  const campaign = await renderCampaign(tx, actor.projectId, row);
+  const events = [campaignEvent(deps, actor, 'campaign.created', campaign, { created_at: now }), ...tiers.events];
+  if (template && count > 0 && async) {
+    const jobId = deps.ids.next('aa');
+    const payload: GenerateJobPayload = { campaign_id: id, count, overrides: {} };
+    await enqueueJob(tx, { id: jobId, projectId: actor.projectId, kind: GENERATE_JOB, payload, requestId: actor.requestId, now });
+    events.push(campaignEvent(deps, actor, 'campaign.vouchers.generation.started', campaign, { count, async_action_id: jobId }));
+  }
+  await appendEvents(tx, events);
+  // Rules named at creation are assigned in the same transaction: the campaign exists with them or not at all.
+  if (!input.validation_rules || input.validation_rules.length === 0) return campaign;
+  for (const ruleId of input.validation_rules) {
+    await assignRuleIn(tx, deps, actor, ruleId, { related_object_type: 'campaign', related_object_id: id }, false);
+  }
+  return renderCampaign(tx, actor.projectId, row);
 }
 
 export async function getCampaign(deps: Deps, actor: Actor, idOrName: string, onlyType?: CampaignType): Promise<CampaignObject> {

@@ -25,6 +25,7 @@ import * as projectUsers from './2026-11-26-0035-project-users.ts';
 import * as consoleSessions from './2026-11-26-0036-console-sessions.ts';
 import * as scopedExportsCustomerRedeemables from './2026-11-26-0032-scoped-exports-customer-redeemables.ts';
 import * as consents from './2026-11-26-0033-consents.ts';
+import * as campaignTemplates from './2026-11-26-0034-campaign-templates.ts';
 
 // Every migration, in the order it runs. Names are date-prefixed and never change once released.
 export const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-0031-csv-imports': csvImports,
   '2026-11-26-0032-scoped-exports-customer-redeemables': scopedExportsCustomerRedeemables,
   '2026-11-26-0033-consents': consents,
+  '2026-11-26-0034-campaign-templates': campaignTemplates,
   '2026-11-26-0035-project-users': projectUsers,
   '2026-11-26-0036-console-sessions': consoleSessions,
 };
