@@ -121,6 +121,45 @@ describe('console in a browser', () => {
     assert.equal(voucher.body.redemption.redeemed_quantity, 0, 'the code can be used again');
   });
 
+  test('vouchers, customers and settings: a voucher with its QR code, points adjusted with a reason, a user invited', async () => {
+    const { page } = desk;
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: 'Vouchers' }).click();
+    await page.getByLabel('Find by code').fill(code);
+    await page.getByLabel('Find by code').press('Enter');
+    await page.getByTestId('voucher-value').waitFor();
+    assert.equal(await page.getByTestId('voucher-value').textContent(), '10% off');
+    await page.getByRole('img', { name: `QR code of ${code}` }).waitFor();
+    assert.ok(await page.getByRole('img', { name: `QR code of ${code}` }).evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth > 0), 'the QR code loads with the session');
+    await screenshot(page, 'voucher');
+
+    const program = await t.request('POST', '/v1/campaigns', { json: { name: 'Stars', campaign_type: 'LOYALTY_PROGRAM', type: 'AUTO_UPDATE', voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } });
+    const member = await t.request('POST', `/v1/loyalties/${program.body.id}/members`, { json: { customer: { source_id: 'alice' } } });
+    assert.equal(member.status, 200, member.text);
+    const card = member.body.code as string;
+    await page.getByRole('link', { name: 'Customers' }).click();
+    await page.getByLabel('Open by id or source_id').fill('alice');
+    await page.getByLabel('Open by id or source_id').press('Enter');
+    await page.getByTestId(`balance-${card}`).waitFor();
+    await page.getByLabel(`Points for ${card}`).fill('25');
+    await page.getByLabel(`Reason for ${card}`).fill('Apology for a late parcel');
+    await page.getByRole('button', { name: 'Adjust' }).click();
+    await page.getByTestId(`balance-${card}`).filter({ hasText: '25 points' }).waitFor();
+    const transactions = await t.request('GET', `/v1/loyalties/${program.body.id}/members/${card}/transactions`);
+    assert.equal(transactions.body.data[0].reason, 'Apology for a late parcel');
+    await screenshot(page, 'customer');
+
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByLabel('Invite by e-mail').fill('support@shop.example.com');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.getByTestId('invitation-link').waitFor();
+    assert.match((await page.getByTestId('invitation-link').textContent()) ?? '', /\/dashboard\/invitation#token=/);
+    const invited = await t.request('GET', `/management/v1/projects/${t.projectId}/users/support@shop.example.com`, { headers: t.managementHeaders() });
+    assert.equal(invited.body.projects[t.projectId], 'USER');
+    await screenshot(page, 'settings');
+  });
+
   test('the main screens fit a phone', async () => {
     const phone = await openBrowser(PHONE);
     try {

@@ -1,0 +1,201 @@
+import { Button, Card, CopyButton, Group, Loader, Select, Stack, Table, Text, TextInput, Textarea, Title, Code } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api } from '../../api/client.ts';
+import { fieldOfError, messageOf } from '../../api/field-errors.ts';
+import { useSession } from '../../app/session.tsx';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { PageHeader } from '../../components/PageHeader.tsx';
+import { notifyDone, notifyFailed } from '../../components/notify.ts';
+
+// Settings of the signed-in project through the management API: name, time zone and the origins its
+// client-side keys may be used from; its users and their roles (invite, change, remove).
+
+const ROLES = ['ADMIN', 'USER', 'VIEWER', 'MERCHANT'];
+
+interface Project {
+  id: string;
+  name: string;
+  description: string;
+  timezone: string;
+  currency: string;
+  client_trusted_domains: string[];
+}
+
+interface User {
+  id: string;
+  login: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  projects: Record<string, string>;
+  is_owner: boolean;
+}
+
+function ProjectSettings({ projectId }: { projectId: string }) {
+  const client = useQueryClient();
+  const project = useQuery({ queryKey: ['project', projectId], queryFn: () => api<Project>('GET', `/management/v1/projects/${projectId}`) });
+  const [draft, setDraft] = useState<{ name: string; timezone: string; origins: string } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  if (project.isPending) return <Loader aria-label="Loading project" />;
+  if (project.isError) return <ErrorAlert error={project.error} />;
+  const p = project.data;
+  const form = draft ?? { name: p.name, timezone: p.timezone, origins: p.client_trusted_domains.join('\n') };
+  const field = fieldOfError(error, { name: 'name', timezone: 'timezone', origins: 'client_trusted_domains' });
+  const save = async (event: React.FormEvent) => {
+    event.preventDefault();
+    setError(null);
+    try {
+      await api('PUT', `/management/v1/projects/${projectId}`, {
+        name: form.name,
+        timezone: form.timezone,
+        client_trusted_domains: form.origins.split(/\s+/).filter((o) => o !== ''),
+      });
+      notifyDone('Project saved');
+      setDraft(null);
+      await client.invalidateQueries({ predicate: (q) => ['project', 'session', 'report'].includes(String(q.queryKey[0])) });
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <Card withBorder>
+      <Title order={2} size="h4" mb="sm">Project</Title>
+      <form onSubmit={(e) => void save(e)}>
+        <Stack>
+          <TextInput label="Name" value={form.name} onChange={(e) => setDraft({ ...form, name: e.currentTarget.value })} error={field === 'name' ? messageOf(error) : undefined} />
+          <TextInput label="Time zone" description="IANA name (Europe/Warsaw) or GMT±HH:MM; the home page's days follow it" value={form.timezone} onChange={(e) => setDraft({ ...form, timezone: e.currentTarget.value })} error={field === 'timezone' ? messageOf(error) : undefined} />
+          <Textarea
+            label="Client-side origins"
+            description="Web pages allowed to use the client-side keys, one origin per line (https://shop.example.com); none means no page may"
+            autosize
+            minRows={2}
+            value={form.origins}
+            onChange={(e) => setDraft({ ...form, origins: e.currentTarget.value })}
+            error={field === 'origins' ? messageOf(error) : undefined}
+          />
+          <Text size="xs" c="dimmed">Project id {p.id} · currency {p.currency}</Text>
+          {error !== null && field === null && <ErrorAlert error={error} />}
+          <Group><Button type="submit" disabled={draft === null}>Save</Button></Group>
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
+function Team({ projectId, me }: { projectId: string; me: string }) {
+  const client = useQueryClient();
+  const users = useQuery({ queryKey: ['users', projectId], queryFn: () => api<{ data: User[] }>('GET', `/management/v1/projects/${projectId}/users`) });
+  const [invite, setInvite] = useState({ email: '', first_name: '', role: 'USER' });
+  const [inviteError, setInviteError] = useState<unknown>(null);
+  const [link, setLink] = useState<{ email: string; url: string; expires_at: string } | null>(null);
+  const refresh = () => client.invalidateQueries({ queryKey: ['users', projectId] });
+  const inviteField = fieldOfError(inviteError, { email: 'email', first_name: 'first_name', role: 'projects' });
+
+  const issueLink = async (user: string, email: string) => {
+    try {
+      const answer = await api<{ url: string; expires_at: string }>('POST', `/management/v1/projects/${projectId}/users/${encodeURIComponent(user)}/invitation-link`);
+      setLink({ email, ...answer });
+    } catch (e) {
+      notifyFailed('No invitation link', e);
+    }
+  };
+  const submitInvite = async (event: React.FormEvent) => {
+    event.preventDefault();
+    setInviteError(null);
+    try {
+      await api('POST', '/management/v1/projects/users/invite', { email: invite.email, first_name: invite.first_name || null, projects: { [projectId]: invite.role } });
+      await issueLink(invite.email, invite.email);
+      setInvite({ email: '', first_name: '', role: 'USER' });
+      await refresh();
+    } catch (e) {
+      setInviteError(e);
+    }
+  };
+  const changeRole = async (user: User, role: string | null) => {
+    if (!role) return;
+    try {
+      await api('PUT', `/management/v1/projects/${projectId}/users/${user.id}`, { role });
+      notifyDone(`${user.email} is now ${role}`);
+      await refresh();
+    } catch (e) {
+      notifyFailed('Role not changed', e);
+      await refresh();
+    }
+  };
+  const remove = (user: User) =>
+    modals.openConfirmModal({
+      title: `Remove ${user.email} from this project?`,
+      children: <Text size="sm">Their console sessions in this project end at once.</Text>,
+      labels: { confirm: 'Remove', cancel: 'Keep' },
+      confirmProps: { color: 'red' },
+      onConfirm: () =>
+        void api('DELETE', `/management/v1/projects/${projectId}/users/${user.id}`)
+          .then(() => { notifyDone(`${user.email} removed`); return refresh(); })
+          .catch((e: unknown) => notifyFailed('Not removed', e)),
+    });
+
+  return (
+    <Card withBorder>
+      <Title order={2} size="h4" mb="sm">Users and roles</Title>
+      <ErrorAlert error={users.error} />
+      {users.data && (
+        <Table.ScrollContainer minWidth={560}>
+          <Table>
+            <Table.Thead><Table.Tr><Table.Th>User</Table.Th><Table.Th>Role</Table.Th><Table.Th /></Table.Tr></Table.Thead>
+            <Table.Tbody>
+              {users.data.data.map((u) => (
+                <Table.Tr key={u.id}>
+                  <Table.Td>
+                    <Text size="sm">{u.email}{u.is_owner ? ' (owner)' : ''}{u.id === me ? ' (you)' : ''}</Text>
+                    <Text size="xs" c="dimmed">{[u.first_name, u.last_name].filter(Boolean).join(' ')}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Select aria-label={`Role of ${u.email}`} data={ROLES} value={u.projects[projectId] ?? null} onChange={(role) => void changeRole(u, role)} allowDeselect={false} w={130} size="xs" />
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap="xs" justify="flex-end" wrap="nowrap">
+                      <Button size="compact-xs" variant="subtle" onClick={() => void issueLink(u.id, u.email)}>Invitation link</Button>
+                      <Button size="compact-xs" variant="subtle" color="red" onClick={() => remove(u)}>Remove</Button>
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {link && (
+        <Stack gap={4} my="sm" data-testid="invitation-link">
+          <Text size="sm">One-time link for {link.email} (until {new Date(link.expires_at).toLocaleString()}); Punchcard sends no e-mail, so hand it over yourself:</Text>
+          <Group gap="xs" wrap="nowrap">
+            <Code style={{ overflowX: 'auto', whiteSpace: 'nowrap' }}>{link.url}</Code>
+            <CopyButton value={link.url}>{({ copied, copy }) => <Button size="compact-xs" onClick={copy}>{copied ? 'Copied' : 'Copy'}</Button>}</CopyButton>
+          </Group>
+        </Stack>
+      )}
+      <form onSubmit={(e) => void submitInvite(e)}>
+        <Group align="flex-start" mt="md" wrap="wrap">
+          <TextInput label="Invite by e-mail" type="email" required value={invite.email} onChange={(e) => setInvite({ ...invite, email: e.currentTarget.value })} error={inviteField === 'email' ? messageOf(inviteError) : undefined} w={240} />
+          <TextInput label="First name" value={invite.first_name} onChange={(e) => setInvite({ ...invite, first_name: e.currentTarget.value })} w={160} />
+          <Select label="Role" data={ROLES} value={invite.role} onChange={(role) => setInvite({ ...invite, role: role ?? 'USER' })} allowDeselect={false} w={130} error={inviteField === 'role' ? messageOf(inviteError) : undefined} />
+          <Button type="submit" mt={24}>Invite</Button>
+        </Group>
+        {inviteError !== null && inviteField === null && <ErrorAlert error={inviteError} />}
+      </form>
+    </Card>
+  );
+}
+
+export function SettingsPage() {
+  const { data: session } = useSession();
+  if (!session) return null;
+  return (
+    <Stack>
+      <PageHeader title="Settings" description={`Project ${session.project.name}; your role here is ${session.role}.`} />
+      <ProjectSettings projectId={session.project.id} />
+      <Team projectId={session.project.id} me={session.user.id} />
+    </Stack>
+  );
+}
