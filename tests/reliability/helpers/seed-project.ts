@@ -62,7 +62,11 @@ export type SeedKind =
   | 'promotionTier'
   | 'promotionStack'
   | 'redemption'
-  | 'stackingRules';
+  | 'stackingRules'
+  | 'campaignTemplate'
+  | 'consent'
+  | 'consentGroup'
+  | 'location';
 
 const ID_PATTERN = /^[a-z]{1,8}_[0-9A-Za-z]{12,}$/;
 
@@ -211,6 +215,10 @@ export async function seedProject(http: HttpClient, projectId: string, keys: { s
   const eventSchema = await ok(mgmt, 'POST', `/management/v1/projects/${projectId}/custom-event-schemas`, { name: `${label}_event`, schema: { properties: { plan: { type: 'string', optional: true } } } });
   const metadataSchema = await ok(mgmt, 'POST', `/management/v1/projects/${projectId}/metadata-schemas`, { related_object: 'product', properties: { tenant: { type: 'string', optional: true } } });
   const stacking = await ok(mgmt, 'POST', `/management/v1/projects/${projectId}/stacking-rules`, { redeemables_application_mode: 'ALL' });
+  const campaignTemplate = await ok(api, 'POST', '/v1/templates/campaigns', { name: name('Template'), description: marker, campaign_id: campaignId });
+  const consent = await ok(mgmt, 'POST', `/management/v1/projects/${projectId}/consents`, { name: name('Consent'), description: marker });
+  const consentGroup = await ok(mgmt, 'POST', `/management/v1/projects/${projectId}/consent-groups`, { name: name('Consents'), consents: [str(consent, 'id')] });
+  await ok(api, 'PUT', `/v1/customers/${customerId}/consents`, { [str(consent, 'id')]: true });
   // Client-side actions are off in a new project (the default one too); the sweeps cover them all.
   await ok(mgmt, 'PUT', `/management/v1/projects/${projectId}`, CLIENT_ACTIONS_ON);
   // A client-side customer proves the client keys work before a sweep relies on them.
@@ -258,6 +266,12 @@ export async function seedProject(http: HttpClient, projectId: string, keys: { s
     promotionStack: str(stack, 'id'),
     redemption: redemptionId,
     stackingRules: str(stacking, 'id'),
+    campaignTemplate: str(campaignTemplate, 'id'),
+    consent: str(consent, 'id'),
+    consentGroup: str(consentGroup, 'id'),
+    // Nothing creates a location (src/services/locations): the same unknown id in every project, which the
+    // tenancy sweep then leaves alone (there is no object whose isolation it could check).
+    location: 'loc_000000000000000000000000',
   };
   for (const value of Object.values(ids)) if (ID_PATTERN.test(value)) allIds.add(value);
   return { projectId, server: keys.server, client: keys.client, marker, ids, allIds };
@@ -340,6 +354,14 @@ export function pathValue(template: string, param: string, ids: Record<SeedKind,
       return ids.redemption;
     case 'stackingRulesId':
       return ids.stackingRules;
+    case 'campaignTemplateId':
+      return ids.campaignTemplate;
+    case 'consentId':
+      return ids.consent;
+    case 'consentGroupId':
+      return ids.consentGroup;
+    case 'locationId':
+      return ids.location;
     default:
       throw new Error(`no seeded object for path parameter {${param}} of ${template}: add one to tests/reliability/helpers/seed-project.ts`);
   }
