@@ -42,9 +42,8 @@ export async function registerConsoleAssets(app: TypedApp): Promise<void> {
       maxAge: '365d',
       index: false,
       schemaHide: true,
+      // The folder may not exist before the first build; the plugin then logs a warning and serves nothing.
       decorateReply: false,
-      // The folder may not exist before the first build; the plugin only warns.
-      suppressWarning: true,
     });
   });
   app.get('/', { config, schema }, async (_request, reply) => reply.redirect('/dashboard/'));
