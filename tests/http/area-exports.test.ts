@@ -131,6 +131,19 @@ describe('transaction, points and order exports; campaign transactions', () => {
     const inProgram: Json = await sdk.loyalties.exportCardTransactions(members[0].code, program.id, {} as never);
     checked('POST', '/v1/loyalties/{campaignId}/members/{memberId}/transactions/export', inProgram);
     assert.equal((await fileOf(inProgram.id)).length - 1, 1);
+    // The vendor's example body on both member paths.
+    for (const [vendorPath, path] of [
+      ['/v1/loyalties/members/{memberId}/transactions/export', `/v1/loyalties/members/${members[0].code}/transactions/export`],
+      ['/v1/loyalties/{campaignId}/members/{memberId}/transactions/export', `/v1/loyalties/${program.id}/members/${members[0].code}/transactions/export`],
+    ] as const) {
+      const body = examples('POST', vendorPath).Example ?? { parameters: { order: '-created_at', fields: ['id', 'type', 'voucher_id'] } };
+      const res = await t.request('POST', path, { json: body });
+      assert.equal(res.status, 200, res.text);
+      checked('POST', vendorPath, res.body);
+      const rows = await fileOf(res.body.id);
+      const header = rows[0] ?? [];
+      assert.deepEqual(rows.slice(1).map((r) => r[header.indexOf('voucher_id')]), [members[0].id], vendorPath);
+    }
 
     const bucketsPath = '/v1/loyalties/{campaignId}/points-expiration/export';
     for (const [name, body] of Object.entries({ ...examples('POST', bucketsPath), 'no body': undefined })) {
