@@ -15,7 +15,7 @@ const CHROMIUM = process.env.PUNCHCARD_CHROMIUM ?? '/usr/bin/chromium';
 // CI installs chromium (.ci/run); elsewhere a machine without it skips this file, loudly.
 const missing = !existsSync(CHROMIUM) && process.env.CI !== 'true' ? `no browser at ${CHROMIUM} (apt-get install chromium)` : false;
 
-describe('/docs in a browser', { skip: missing, timeout: 180_000 }, () => {
+describe('/docs in a browser', { skip: missing, timeout: 600_000 }, () => {
   let t: TestApp;
   let browser: BrowserContext;
   let profile: string;
@@ -49,7 +49,8 @@ describe('/docs in a browser', { skip: missing, timeout: 180_000 }, () => {
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
-  test('content at first paint, then the full reference with search, examples and auth schemes', async (ctx) => {
+  // Redoc lays out a large document: well past npm test's default per-test limit on a busy machine.
+  test('content at first paint, then the full reference with search, examples and auth schemes', { timeout: 300_000 }, async (ctx) => {
     const page = await browser.newPage();
     // Whatever left the page for another host (a request blocked by the page's policy never leaves).
     page.on('response', (response) => {
@@ -87,7 +88,7 @@ describe('/docs in a browser', { skip: missing, timeout: 180_000 }, () => {
     assert.match((await hit.textContent()) ?? '', /send a FAILED or SUCCEEDED delivery again/i);
     await page.screenshot({ path: join(screenshots, 'docs-search.png') });
     await hit.click();
-    await page.waitForFunction(() => location.hash.includes('resendWebhookDelivery'), undefined, { timeout: 10_000 });
+    await page.waitForFunction('location.hash.includes("resendWebhookDelivery")', undefined, { timeout: 10_000 });
 
     // Request and response samples of an operation.
     await page.goto(`${t.url}/docs#operation/createCustomer`);

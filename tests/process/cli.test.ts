@@ -8,6 +8,9 @@ import { describe, test } from 'node:test';
 import { FIXED_KEYS, keyEnvironment } from '../../scripts/lib/keys.ts';
 import { launch, ROOT, waitReady } from '../helpers/launch.ts';
 
+/** Real processes start, migrate and stop here, several at once on a busy machine: more than npm test's default per-test limit. */
+const PROCESS_TEST_TIMEOUT_MS = 300_000;
+
 // README "Command line": every command has --help, the program has --version, and a mistake on the
 // command line exits non-zero with one line, before anything opens a database or a port.
 
@@ -22,7 +25,7 @@ function run(...args: string[]) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-describe('command line', { timeout: 300_000 }, () => {
+describe('command line', { timeout: 900_000 }, () => {
   test('--version prints the package version', () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     for (const flag of ['--version', '-v']) {
@@ -32,7 +35,7 @@ describe('command line', { timeout: 300_000 }, () => {
     }
   });
 
-  test('--help lists the commands; every command has its own --help and starts nothing', () => {
+  test('--help lists the commands; every command has its own --help and starts nothing', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     const top = run('--help');
     assert.equal(top.code, 0);
     for (const command of ['start', 'migrate', 'worker', 'keys']) assert.match(top.stdout, new RegExp(`^  ${command} `, 'm'));
@@ -47,7 +50,7 @@ describe('command line', { timeout: 300_000 }, () => {
     assert.match(run('keys', '--help').stdout, /--rotate/);
   });
 
-  test('unknown commands, options and arguments exit 2 with a one-line reason', () => {
+  test('unknown commands, options and arguments exit 2 with a one-line reason', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     const cases: Array<[string[], RegExp]> = [
       [['frobnicate'], /^punchcard: unknown command "frobnicate"; commands: start, migrate, worker, keys \(see punchcard --help\)\n$/],
       [['--frob'], /^punchcard: unknown option --frob \(see punchcard --help\)\n$/],
@@ -63,7 +66,7 @@ describe('command line', { timeout: 300_000 }, () => {
     }
   });
 
-  test('a PostgreSQL database that does not exist is named, with how to create it', { skip: !process.env.PUNCHCARD_TEST_PG_URL && 'needs PUNCHCARD_TEST_PG_URL' }, () => {
+  test('a PostgreSQL database that does not exist is named, with how to create it', { skip: !process.env.PUNCHCARD_TEST_PG_URL && 'needs PUNCHCARD_TEST_PG_URL', timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     const url = new URL(process.env.PUNCHCARD_TEST_PG_URL ?? '');
     const name = `pc_missing_${randomBytes(4).toString('hex')}`;
     url.pathname = `/${name}`;
@@ -74,7 +77,7 @@ describe('command line', { timeout: 300_000 }, () => {
     assert.equal(result.stderr.split('\n').filter(Boolean).length, 1, 'one line');
   });
 
-  test('start warns once about a project that trusts every origin; without origins the client-side API is closed', async () => {
+  test('start warns once about a project that trusts every origin; without origins the client-side API is closed', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
     for (const origins of ['*', '']) {
       const file = join(tmpdir(), `origins-${randomBytes(4).toString('hex')}.db`);
       const launched = await launch(process.execPath, ['bin/punchcard.js', 'start'], { ...keyEnvironment(), PUNCHCARD_CLIENT_ORIGINS: origins, DATABASE_URL: `sqlite:${file}` });

@@ -5,11 +5,14 @@ import type { ThrowawayDatabase } from '../../scripts/lib/throwaway-database.ts'
 import { createRunDatabase } from '../reliability/helpers/run-database.ts';
 import { launch, waitReady, type Launched } from '../helpers/launch.ts';
 
+/** Real processes start, migrate and stop here, several at once on a busy machine: more than npm test's default per-test limit. */
+const PROCESS_TEST_TIMEOUT_MS = 300_000;
+
 // README "Running several processes": started together on a new database (two servers and a worker,
 // without keys in the environment), exactly one process creates the keys and prints them; the others say
 // which process showed them and where to find them later. The printed keys work on every server.
 
-describe('first start of several processes at once on a new database', { timeout: 600_000 }, () => {
+describe('first start of several processes at once on a new database', { timeout: 900_000 }, () => {
   let database: ThrowawayDatabase;
   const processes: Launched[] = [];
 
@@ -24,7 +27,7 @@ describe('first start of several processes at once on a new database', { timeout
     await database?.drop();
   });
 
-  test('one process prints every generated key; the others point to it', async () => {
+  test('one process prints every generated key; the others point to it', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
     const env = { DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
     processes.push(
       await launch(process.execPath, ['bin/punchcard.js', 'start'], { ...env, PUNCHCARD_WORKER: 'false' }),

@@ -9,6 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { keyEnvironment, FIXED_KEYS } from '../../scripts/lib/keys.ts';
 import { commandLine, descendants, launch, waitGone, waitReady, type Launched } from '../helpers/launch.ts';
 
+/** Real processes start, migrate and stop here, several at once on a busy machine: more than npm test's default per-test limit. */
+const PROCESS_TEST_TIMEOUT_MS = 300_000;
+
 // README "Stopping and restarting": SIGTERM or SIGINT stops the server in every launch path, with no
 // process left behind; requests in flight are finished and answered with `Connection: close`; new
 // connections are refused; the process exits 0 after closing its database.
@@ -29,7 +32,7 @@ function serverPid(launched: Launched): number {
   return node;
 }
 
-describe('process lifecycle', { timeout: 600_000 }, () => {
+describe('process lifecycle', { timeout: 900_000 }, () => {
   after(() => {
     for (const file of files) for (const ext of ['', '-wal', '-shm']) rmSync(`${file}${ext}`, { force: true });
   });
@@ -38,7 +41,7 @@ describe('process lifecycle', { timeout: 600_000 }, () => {
     ['npm start', 'npm', ['start']],
     ['npx punchcard start', 'npx', ['--no-install', 'punchcard', 'start']],
   ] as const) {
-    test(`SIGTERM to the npm process of \`${title}\` stops the server; no orphan is left`, async () => {
+    test(`SIGTERM to the npm process of \`${title}\` stops the server; no orphan is left`, { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
       const launched = await launch(command, [...args], { ...keyEnvironment(), DATABASE_URL: freshDatabase() });
       await waitReady(launched);
       const server = serverPid(launched);
@@ -53,7 +56,7 @@ describe('process lifecycle', { timeout: 600_000 }, () => {
     });
   }
 
-  test('a request in flight at SIGTERM is answered with Connection: close; new connections are refused; exit 0', async () => {
+  test('a request in flight at SIGTERM is answered with Connection: close; new connections are refused; exit 0', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
     const launched = await launch(process.execPath, ['bin/punchcard.js', 'start'], { ...keyEnvironment(), DATABASE_URL: freshDatabase() });
     await waitReady(launched);
     const body = JSON.stringify({ source_id: 'in-flight', name: 'Sent across a shutdown' });
@@ -83,7 +86,7 @@ describe('process lifecycle', { timeout: 600_000 }, () => {
     assert.match(launched.output(), /"msg":"stopped"/);
   });
 
-  test('SIGINT stops `punchcard worker` too', async () => {
+  test('SIGINT stops `punchcard worker` too', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
     const database = freshDatabase();
     const launched = await launch(process.execPath, ['bin/punchcard.js', 'worker'], { ...keyEnvironment(), DATABASE_URL: database });
     const deadline = Date.now() + 120_000;

@@ -9,6 +9,9 @@ import { after, before, describe, test } from 'node:test';
 import { FIXED_KEYS, keyEnvironment } from '../../scripts/lib/keys.ts';
 import { launch, waitReady } from '../helpers/launch.ts';
 
+/** Real processes start, migrate and stop here, several at once on a busy machine: more than npm test's default per-test limit. */
+const PROCESS_TEST_TIMEOUT_MS = 300_000;
+
 // README "Observability": OpenTelemetry tracing is off unless an OTLP endpoint is configured, and then
 // no @opentelemetry package is even loaded; when on, every request is a SERVER span named after its
 // route that continues the caller's `traceparent`, and the last spans are sent when the server stops.
@@ -22,7 +25,7 @@ interface OtlpSpan {
   attributes: Array<{ key: string; value: { stringValue?: string; intValue?: string | number } }>;
 }
 
-describe('OpenTelemetry tracing', { timeout: 300_000 }, () => {
+describe('OpenTelemetry tracing', { timeout: 900_000 }, () => {
   let collector: Server;
   let collectorUrl: string;
   const received: Array<{ headers: Record<string, unknown>; spans: OtlpSpan[]; service: string | undefined }> = [];
@@ -66,7 +69,7 @@ describe('OpenTelemetry tracing', { timeout: 300_000 }, () => {
     return { launched, imports };
   }
 
-  test('off by default: no @opentelemetry module is loaded', async () => {
+  test('off by default: no @opentelemetry module is loaded', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
     const { launched, imports } = await startServer({});
     await fetch(`${launched.url}/v1/customers`, { headers: { 'x-app-id': FIXED_KEYS.server.id, 'x-app-token': FIXED_KEYS.server.secret } });
     launched.child.kill('SIGTERM');
@@ -75,7 +78,7 @@ describe('OpenTelemetry tracing', { timeout: 300_000 }, () => {
     assert.doesNotMatch(imports(), /@opentelemetry/);
   });
 
-  test('on: a SERVER span per request, named by route, continuing traceparent, flushed at stop', async () => {
+  test('on: a SERVER span per request, named by route, continuing traceparent, flushed at stop', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
     const { launched, imports } = await startServer({ OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, OTEL_SERVICE_NAME: 'punchcard-under-test', OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=sesame' });
     const traceId = randomBytes(16).toString('hex');
     const parentId = randomBytes(8).toString('hex');

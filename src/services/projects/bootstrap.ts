@@ -3,7 +3,7 @@ import type { Config, KeyPair } from '../../config.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Ids } from '../../lib/ids.ts';
 import { hashSecret, newPepper, newSecret } from '../../lib/secrets.ts';
-import type { Db, Dialect, Tx } from '../../store/db.ts';
+import type { Db, Dialect, Executor, Tx } from '../../store/db.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import {
   countLiveManagementKeys,
@@ -49,11 +49,7 @@ export interface KeysShownBy {
 
 const KEYS_SHOWN_BY = 'generated_keys_shown_by';
 
-async function recordKeysShown(db: Db, shown: KeysShownBy): Promise<void> {
-  await inTransaction({ db }, (tx) => putSetting(tx, KEYS_SHOWN_BY, JSON.stringify(shown)));
-}
-
-async function keysShownBy(db: Db): Promise<KeysShownBy | null> {
+async function keysShownBy(db: Executor): Promise<KeysShownBy | null> {
   const raw = await getSetting(db, KEYS_SHOWN_BY);
   return raw === undefined ? null : fromJson<KeysShownBy | null>(raw, null);
 }
@@ -149,7 +145,7 @@ export async function bootstrap(
   // One transaction under one lock: when several processes start at once on a new database, exactly
   // one of them creates every key and shows the secrets; the others find them made.
   // A retried transaction starts over, so what it generated is collected anew each time.
-  const { projectId, generated } = await inTransaction(deps, async (tx) => {
+  const { projectId, generated, shownBy } = await inTransaction(deps, async (tx) => {
     const generated: BootstrapResult['generated'] = {};
     await lockBootstrap(tx, deps.dialect);
     const management = await ensureManagementKey(tx, deps, config.managementKey);
@@ -185,17 +181,16 @@ export async function bootstrap(
     if (config.defaultProject.clientOrigins) {
       await updateProject(tx, project, { client_trusted_domains: toJson(config.defaultProject.clientOrigins) });
     }
-    return { projectId: project, generated };
+    // Recorded with the keys, so a process that finds them made also finds who showed them.
+    let shownBy: KeysShownBy | null;
+    if (generated.management !== undefined || generated.server !== undefined || generated.client !== undefined) {
+      shownBy = { by: base.process ?? 'punchcard', at: deps.clock.now().toISOString() };
+      await putSetting(tx, KEYS_SHOWN_BY, JSON.stringify(shownBy));
+    } else {
+      shownBy = await keysShownBy(tx);
+    }
+    return { projectId: project, generated, shownBy };
   });
-
-  const created = generated.management !== undefined || generated.server !== undefined || generated.client !== undefined;
-  let shownBy: KeysShownBy | null;
-  if (created) {
-    shownBy = { by: base.process ?? 'punchcard', at: deps.clock.now().toISOString() };
-    await recordKeysShown(deps.db, shownBy);
-  } else {
-    shownBy = await keysShownBy(deps.db);
-  }
   return { pepper, defaultProjectId: projectId, generated, keysShownBy: shownBy };
 }
 
