@@ -18,6 +18,8 @@ import { registerExportRoutes } from './exports/exports.ts';
 import { registerProjectRoutes } from './management/projects.ts';
 import { registerUserRoutes } from './management/users.ts';
 import { registerConsoleSessionRoutes } from './console/session.ts';
+import { registerConsoleAssets } from './console/assets.ts';
+import { registerReportRoutes } from './reports/reports.ts';
 import { registerOauthRoutes } from './oauth/oauth.ts';
 import { registerOrderRoutes } from './orders/orders.ts';
 import { registerPublicationRoutes } from './publications/publications.ts';
@@ -32,6 +34,8 @@ export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<
   registerProjectRoutes(app, ctx);
   registerUserRoutes(app, ctx);
   registerConsoleSessionRoutes(app, ctx);
+  await registerConsoleAssets(app);
+  registerReportRoutes(app, ctx);
   registerOauthRoutes(app, ctx);
   registerCatalogRoutes(app, ctx);
   registerCustomerRoutes(app, ctx);
