@@ -54,6 +54,7 @@ export type SeedKind =
   | 'segment'
   | 'productCollection'
   | 'webhook'
+  | 'webhookDelivery'
   | 'customEventSchema'
   | 'metadataSchema'
   | 'metadataResource'
@@ -257,6 +258,9 @@ export async function seedProject(http: HttpClient, projectId: string, keys: { s
     segment: str(segment, 'id'),
     productCollection: str(collection, 'id'),
     webhook: str(webhook, 'id'),
+    // Deliveries are made by the worker from the event log, after the seed; the sweeps need a path that
+    // routes, and a delivery id of the right shape that names none answers 404 like any unknown object.
+    webhookDelivery: 'whs_000000000000000000000000',
     customEventSchema: str(eventSchema, 'id'),
     metadataSchema: str(metadataSchema, 'id'),
     metadataResource: 'product',
@@ -336,6 +340,8 @@ export function pathValue(template: string, param: string, ids: Record<SeedKind,
       return ids.segment;
     case 'productCollectionId':
       return ids.productCollection;
+    case 'deliveryId':
+      return ids.webhookDelivery;
     case 'webhookId':
       return ids.webhook;
     case 'customEventSchemaId':
