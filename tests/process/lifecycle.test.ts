@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { keyEnvironment, FIXED_KEYS } from '../../scripts/lib/keys.ts';
+import { freePort } from '../../scripts/lib/server-process.ts';
 import { commandLine, descendants, launch, waitGone, waitReady, type Launched } from '../helpers/launch.ts';
 
 /** Real processes start, migrate and stop here, several at once on a busy machine: more than npm test's default per-test limit. */
@@ -86,11 +87,22 @@ describe('process lifecycle', { timeout: 900_000 }, () => {
     assert.match(launched.output(), /"msg":"stopped"/);
   });
 
-  test('SIGINT stops `punchcard worker` too', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
-    const database = freshDatabase();
-    const launched = await launch(process.execPath, ['bin/punchcard.js', 'worker'], { ...keyEnvironment(), DATABASE_URL: database });
+  test('a separate worker serves /metrics on PUNCHCARD_WORKER_METRICS_PORT; SIGINT stops it', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
+    const metricsPort = await freePort();
+    const launched = await launch(process.execPath, ['bin/punchcard.js', 'worker'], {
+      ...keyEnvironment(),
+      DATABASE_URL: freshDatabase(),
+      PUNCHCARD_WORKER_METRICS_PORT: String(metricsPort),
+    });
     const deadline = Date.now() + 120_000;
     while (!launched.output().includes('worker is running') && Date.now() < deadline) await sleep(200);
+    const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    assert.equal(metrics.status, 200);
+    const text = await metrics.text();
+    assert.match(text, /^punchcard_job_queue_depth\{kind="webhook\.delivery",state="due"\} 0$/m);
+    assert.match(text, /^punchcard_process_resident_memory_bytes /m);
+    assert.equal((await fetch(`http://127.0.0.1:${metricsPort}/v1/customers`)).status, 404, 'nothing but /metrics');
+
     launched.child.kill('SIGINT');
     assert.deepEqual(await launched.exited, { code: 0, signal: null }, launched.output());
     assert.match(launched.output(), /"reason":"SIGINT"/);
