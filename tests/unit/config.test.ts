@@ -27,6 +27,33 @@ describe('configuration from the environment', () => {
     assert.deepEqual(config.server, { requestTimeoutMs: 5000, keepAliveTimeoutMs: 2000, maxConnections: 64 });
   });
 
+  test('operations: shutdown timeout, PostgreSQL pool, worker metrics port, by default and set', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.shutdownTimeoutMs, 20_000);
+    assert.equal(defaults.databasePoolSize, 10);
+    assert.equal(defaults.workerMetricsPort, null);
+    const set = loadConfig({ PUNCHCARD_SHUTDOWN_TIMEOUT_MS: '0', PUNCHCARD_DATABASE_POOL_SIZE: '25', PUNCHCARD_WORKER_METRICS_PORT: '9464' });
+    assert.equal(set.shutdownTimeoutMs, 0);
+    assert.equal(set.databasePoolSize, 25);
+    assert.equal(set.workerMetricsPort, 9464);
+    assert.throws(() => loadConfig({ PUNCHCARD_DATABASE_POOL_SIZE: '0' }), /PUNCHCARD_DATABASE_POOL_SIZE must be an integer from 1 to 1000/);
+    assert.throws(() => loadConfig({ PUNCHCARD_WORKER_METRICS_PORT: '70000' }), /PUNCHCARD_WORKER_METRICS_PORT must be a port/);
+  });
+
+  test('tracing follows the OpenTelemetry variables and is off without an endpoint', () => {
+    assert.equal(loadConfig({}).tracing, null);
+    assert.deepEqual(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_EXPORTER_OTLP_HEADERS: 'api-key=abc%3D,x=1' }).tracing, {
+      tracesUrl: 'http://collector:4318/v1/traces',
+      serviceName: 'punchcard',
+      headers: { 'api-key': 'abc=', x: '1' },
+    });
+    assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://otel.example.com/traces', OTEL_SERVICE_NAME: 'pc-eu' }).tracing?.tracesUrl, 'https://otel.example.com/traces');
+    assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' }).tracing, null);
+    assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing, null);
+    assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }), ConfigError);
+    assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'zipkin' }), /otlp or none/);
+  });
+
   test('fixed keys and origins', () => {
     const config = loadConfig({
       PUNCHCARD_APP_ID: 'my-app-id-1',
