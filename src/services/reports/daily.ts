@@ -36,8 +36,15 @@ function nextDay(day: string): string {
   return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
 }
 
+function previousDay(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+}
+
+// Years 1000–9998: four digits on both sides of the range, including the day after its end.
 function validDay(day: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}$/.test(day) && new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day;
+  if (!/^[1-9]\d{3}-\d{2}-\d{2}$/.test(day) || day >= '9999') return false;
+  const parsed = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === day;
 }
 
 export async function dailyReport(deps: Deps, projectId: string, query: { start_date?: string | undefined; end_date?: string | undefined }): Promise<DailyReport> {
@@ -46,13 +53,14 @@ export async function dailyReport(deps: Deps, projectId: string, query: { start_
   const timezone = project.timezone;
   const now = deps.clock.now();
   const endDate = query.end_date ?? localDate(now, timezone);
+  if (!validDay(endDate)) throw errors.invalidQuery(`Query .end_date must be a date (YYYY-MM-DD), got '${endDate}'`);
   let startDate = query.start_date;
   if (startDate === undefined) {
+    // The default range: the 30 days that end with end_date.
     startDate = endDate;
-    for (let i = 0; i < 29; i++) startDate = new Date(Date.parse(`${startDate}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    for (let i = 0; i < 29; i++) startDate = previousDay(startDate);
   }
   if (!validDay(startDate)) throw errors.invalidQuery(`Query .start_date must be a date (YYYY-MM-DD), got '${startDate}'`);
-  if (!validDay(endDate)) throw errors.invalidQuery(`Query .end_date must be a date (YYYY-MM-DD), got '${endDate}'`);
   if (startDate > endDate) throw errors.invalidQuery('Query .start_date must not be after .end_date');
 
   const days: string[] = [];

@@ -67,7 +67,8 @@ export type SeedKind =
   | 'campaignTemplate'
   | 'consent'
   | 'consentGroup'
-  | 'location';
+  | 'location'
+  | 'user';
 
 const ID_PATTERN = /^[a-z]{1,8}_[0-9A-Za-z]{12,}$/;
 
@@ -220,6 +221,11 @@ export async function seedProject(http: HttpClient, projectId: string, keys: { s
   const consent = await ok(mgmt, 'POST', `/management/v1/projects/${projectId}/consents`, { name: name('Consent'), description: marker });
   const consentGroup = await ok(mgmt, 'POST', `/management/v1/projects/${projectId}/consent-groups`, { name: name('Consents'), consents: [str(consent, 'id')] });
   await ok(api, 'PUT', `/v1/customers/${customerId}/consents`, { [str(consent, 'id')]: true });
+  // A console user invited into this project only (the invitation answers 204; the list gives the id).
+  const userEmail = `${unique(label).toLowerCase()}-viewer@example.com`;
+  await ok(mgmt, 'POST', '/management/v1/projects/users/invite', { email: userEmail, first_name: marker, projects: { [projectId]: 'VIEWER' } });
+  const user = list(await ok(mgmt, 'GET', `/management/v1/projects/${projectId}/users`), 'data').find((u) => isObject(u) && u.email === userEmail);
+  assert.ok(isObject(user), `the invited user ${userEmail} is listed in its project`);
   // Client-side actions are off in a new project (the default one too); the sweeps cover them all.
   await ok(mgmt, 'PUT', `/management/v1/projects/${projectId}`, CLIENT_ACTIONS_ON);
   // A client-side customer proves the client keys work before a sweep relies on them.
@@ -276,6 +282,7 @@ export async function seedProject(http: HttpClient, projectId: string, keys: { s
     // Nothing creates a location (src/services/locations): the same unknown id in every project, which the
     // tenancy sweep then leaves alone (there is no object whose isolation it could check).
     location: 'loc_000000000000000000000000',
+    user: str(user, 'id'),
   };
   for (const value of Object.values(ids)) if (ID_PATTERN.test(value)) allIds.add(value);
   return { projectId, server: keys.server, client: keys.client, marker, ids, allIds };
@@ -368,6 +375,8 @@ export function pathValue(template: string, param: string, ids: Record<SeedKind,
       return ids.consentGroup;
     case 'locationId':
       return ids.location;
+    case 'userId':
+      return ids.user;
     default:
       throw new Error(`no seeded object for path parameter {${param}} of ${template}: add one to tests/reliability/helpers/seed-project.ts`);
   }

@@ -83,7 +83,7 @@ export function registerConsoleSessionRoutes(app: TypedApp, { deps, authenticato
     '/console/v1/setup',
     {
       config: { auth: 'public' },
-      schema: { tags, operationId: 'consoleSetupStatus', summary: 'Whether the first console admin is still to be created', response: { 200: SetupStatus } },
+      schema: { tags, operationId: 'getConsoleSetup', summary: 'Whether the first console admin is still to be created', response: { 200: SetupStatus } },
     },
     async () => ({ object: 'console_setup' as const, needed: await sessions.setupNeeded(deps) }),
   );
@@ -145,7 +145,7 @@ export function registerConsoleSessionRoutes(app: TypedApp, { deps, authenticato
   app.get(
     '/console/v1/session',
     {
-      schema: { tags, operationId: 'consoleSession', summary: 'The signed-in user, their project and role, and the CSRF token', response: { 200: ConsoleSession, ...errorResponses() } },
+      schema: { tags, operationId: 'getConsoleSession', summary: 'The signed-in user, their project and role, and the CSRF token', response: { 200: ConsoleSession, ...errorResponses() } },
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
