@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import type { Db, Dialect, Tx } from '../store/db.ts';
-import type { EventSource, NewEvent } from '../store/events.ts';
+import { flushEvents, holdEvents, type EventSource, type NewEvent } from '../store/events.ts';
 import { isRetryableConflict } from '../store/sql-errors.ts';
 
 /** What every use case needs from the outside world; built once per process. */
@@ -36,7 +36,12 @@ export async function inTransaction<T>(deps: Pick<Deps, 'db'>, fn: (tx: Tx) => P
   const attempts = 5;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await deps.db.transaction().execute(fn);
+      return await deps.db.transaction().execute(async (tx) => {
+        holdEvents(tx);
+        const result = await fn(tx);
+        await flushEvents(tx);
+        return result;
+      });
     } catch (error) {
       if (attempt >= attempts || !isRetryableConflict(error)) throw error;
       await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 10));

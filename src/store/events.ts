@@ -52,8 +52,49 @@ export interface StoredEvent {
 
 const insertEvents = prepared((db, p: { rows: Insertable<EventsTable>[] }) => db.insertInto('events').values(p.rows));
 
+// Events a transaction appends are kept until it is about to commit and then written together (inTransaction,
+// src/services/context.ts): a redemption appends order, loyalty and redemption events at several steps,
+// and one multi-row insert costs far less than one statement each. They are written in the order they were
+// appended, inside the same transaction, so their `seq` order and their commit with the change are as
+// before; nothing reads a transaction's own events back before it commits.
+const pending = new WeakMap<object, NewEvent[]>();
+/** Rows per insert statement (17 parameters each, well under SQLite's limit). */
+const FLUSH_BATCH = 500;
+
+/** From now on, events appended through `tx` wait for flushEvents(tx). */
+export function holdEvents(tx: Executor): void {
+  pending.set(tx, []);
+}
+
+/** Writes the events held for `tx`, in the order they were appended. */
+export async function flushEvents(tx: Executor): Promise<void> {
+  const held = pending.get(tx);
+  if (!held || held.length === 0) return;
+  pending.set(tx, []);
+  for (let i = 0; i < held.length; i += FLUSH_BATCH) await writeEvents(tx, held.slice(i, i + FLUSH_BATCH));
+}
+
+/** How many events are held for `tx` (a mark to go back to when a savepoint rolls back). */
+export function heldEventCount(tx: Executor): number {
+  return pending.get(tx)?.length ?? 0;
+}
+
+/** Forgets the events held for `tx` after the first `mark` (their savepoint rolled back). */
+export function dropHeldEvents(tx: Executor, mark: number): void {
+  pending.get(tx)?.splice(mark);
+}
+
 export async function appendEvents(db: Executor, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
+  const held = pending.get(db);
+  if (held) {
+    held.push(...events);
+    return;
+  }
+  await writeEvents(db, events);
+}
+
+async function writeEvents(db: Executor, events: readonly NewEvent[]): Promise<void> {
   await insertEvents.run(db, {
     rows: events.map((e) => ({
       id: e.id,

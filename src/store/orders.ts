@@ -100,7 +100,7 @@ export async function lockCustomers(db: Executor, projectId: string, customerIds
     .execute();
 }
 
-const customerOrderSummaryUpdate = prepared((db, p: { projectId: string; customerId: string; countDelta: number; amountDelta: number }) => {
+const customerOrderSummaryUpdate = prepared((db, p: { projectId: string; customerId: string; countDelta: number; amountDelta: number; redeemed: number | undefined }) => {
   const latest = db
     .selectFrom('orders')
     .where('project_id', '=', p.projectId)
@@ -116,6 +116,10 @@ const customerOrderSummaryUpdate = prepared((db, p: { projectId: string; custome
       orders_total_amount: eb('orders_total_amount', '+', p.amountDelta),
       orders_last_order_amount: latest.select('total_amount'),
       orders_last_order_date: latest.select('created_at'),
+      // Successful redemptions recorded with the order, counted in the same statement (redemption engine).
+      ...(p.redeemed !== undefined
+        ? { redemptions_total_redeemed: eb('redemptions_total_redeemed', '+', p.redeemed), redemptions_total_succeeded: eb('redemptions_total_succeeded', '+', p.redeemed) }
+        : {}),
     }))
     .where('project_id', '=', p.projectId)
     .where('id', '=', p.customerId);
@@ -132,8 +136,9 @@ export async function applyCustomerOrderSummary(
   customerId: string,
   countDelta: number,
   amountDelta: number,
+  redeemed?: number,
 ): Promise<void> {
-  await customerOrderSummaryUpdate.run(db, { projectId, customerId, countDelta, amountDelta });
+  await customerOrderSummaryUpdate.run(db, { projectId, customerId, countDelta, amountDelta, redeemed });
 }
 
 export type OrderSortKey = 'created_at' | 'updated_at';

@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
 import type { DefinitionsView } from './definitions.ts';
 import { prepared } from './prepared.ts';
+import { lockedByOthers, type LockedAmounts } from './redemption-sessions.ts';
+import type { LockKind } from './schema.ts';
 import type { VoucherRow } from './vouchers.ts';
 
 // The batched reads of the redemption engine: the project settings it needs in one query, every voucher
@@ -45,25 +47,29 @@ const liveVouchersLocked = prepared((db, p: { projectId: string; ids: string[] }
   db.selectFrom('vouchers').selectAll().where('project_id', '=', p.projectId).where('binned_at', 'is', null).where('id', 'in', p.ids).orderBy('id').forUpdate(),
 );
 
+/** A voucher as a request names it: by code (its key, case folded as the project says) or by id. */
+export interface VoucherName {
+  codeKey: string | null;
+  id: string;
+}
+
 /**
  * Live vouchers named by code key or id, in id order. With `lock` the rows stay locked until the
  * transaction ends (PostgreSQL; SQLite write transactions are exclusive): every later read of them in
  * the transaction, including the session locks counted against them, sees the latest committed state,
  * and concurrent redemptions of one voucher queue instead of racing.
  */
-export async function findVouchersForRedemption(
-  db: Executor,
-  projectId: string,
-  codeKeys: readonly string[],
-  ids: readonly string[],
-  lock: boolean,
-): Promise<VoucherRow[]> {
-  if (codeKeys.length === 0 && ids.length === 0) return [];
+export async function findVouchersForRedemption(db: Executor, projectId: string, names: readonly VoucherName[], lock: boolean): Promise<VoucherRow[]> {
+  if (names.length === 0) return [];
   // Two indexed lookups rather than `code_key IN … OR id IN …`: SQLite cannot serve that OR from the
   // vouchers_code index and the primary key together and scans every voucher of the database instead.
+  // A name found as a code is not looked up as an id.
   const byId = new Map<string, VoucherRow>();
-  if (codeKeys.length > 0) for (const row of await liveVouchersByCodeKey.all(db, { projectId, codeKeys: [...new Set(codeKeys)] })) byId.set(row.id, row);
-  if (ids.length > 0) for (const row of await liveVouchersById.all(db, { projectId, ids: [...new Set(ids)] })) byId.set(row.id, row);
+  const codeKeys = [...new Set(names.flatMap((n) => (n.codeKey === null ? [] : [n.codeKey])))];
+  if (codeKeys.length > 0) for (const row of await liveVouchersByCodeKey.all(db, { projectId, codeKeys })) byId.set(row.id, row);
+  const foundKeys = new Set([...byId.values()].map((row) => row.code_key));
+  const ids = [...new Set(names.filter((n) => n.codeKey === null || !foundKeys.has(n.codeKey)).map((n) => n.id))];
+  if (ids.length > 0) for (const row of await liveVouchersById.all(db, { projectId, ids })) byId.set(row.id, row);
   if (byId.size === 0) return [];
   if (lock && isPostgres(db)) {
     // Locked in id order by one statement (so two requests never lock the same vouchers in opposite
@@ -71,6 +77,50 @@ export async function findVouchersForRedemption(
     return liveVouchersLocked.all(db, { projectId, ids: [...byId.keys()] });
   }
   return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+const liveVouchersWithLocks = prepared((db, p: { projectId: string; codeKeys: string[]; now: string; ownKey: string | undefined }) => {
+  const others = p.ownKey === undefined ? sql`` : sql` and l.session_key <> ${p.ownKey}`;
+  const locked = (kind: LockKind) =>
+    sql<number>`(select coalesce(sum(l.amount), 0) from redemption_locks as l where l.project_id = vouchers.project_id and l.voucher_id = vouchers.id and l.kind = ${kind} and l.expires_at > ${p.now}${others})`;
+  return db
+    .selectFrom('vouchers')
+    .selectAll()
+    .select([locked('quantity').as('locked_quantity'), locked('credits').as('locked_credits'), locked('points').as('locked_points')])
+    .where('project_id', '=', p.projectId)
+    .where('binned_at', 'is', null)
+    .where('code_key', 'in', p.codeKeys);
+});
+
+/**
+ * The vouchers a request names (as findVouchersForRedemption) and the live reservations other sessions
+ * hold on them (as lockedByOthers). On SQLite, where the write transaction is exclusive, both come from
+ * one statement when every name is a code; PostgreSQL reads the reservations after the rows are locked,
+ * in a statement of their own, so they are counted as of after the lock.
+ */
+export async function findVouchersAndLocks(
+  db: Executor,
+  projectId: string,
+  names: readonly VoucherName[],
+  lock: boolean,
+  now: string,
+  ownSessionKey: string | null,
+): Promise<{ rows: VoucherRow[]; locked: Map<string, LockedAmounts> }> {
+  const codeKeys = [...new Set(names.flatMap((n) => (n.codeKey === null ? [] : [n.codeKey])))];
+  if (!isPostgres(db) && codeKeys.length > 0 && codeKeys.length === names.length) {
+    const rows = await liveVouchersWithLocks.all(db, { projectId, codeKeys, now, ownKey: ownSessionKey ?? undefined });
+    if (new Set(rows.map((r) => r.code_key)).size === codeKeys.length) {
+      const locked = new Map<string, LockedAmounts>();
+      const plain: VoucherRow[] = [];
+      for (const { locked_quantity, locked_credits, locked_points, ...row } of rows) {
+        plain.push(row);
+        locked.set(row.id, { quantity: Number(locked_quantity), credits: Number(locked_credits), points: Number(locked_points) });
+      }
+      return { rows: plain.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)), locked };
+    }
+  }
+  const rows = await findVouchersForRedemption(db, projectId, names, lock);
+  return { rows, locked: await lockedByOthers(db, projectId, rows.map((r) => r.id), ownSessionKey, now) };
 }
 
 /**

@@ -20,25 +20,49 @@ export type NewRedemptionRow = Insertable<RedemptionsTable> & Partial<Snapshots>
 
 const insertRecordRow = prepared((db, p: { row: Insertable<RedemptionsTable> }) => db.insertInto('redemptions').values(p.row));
 const insertSnapshotsRow = prepared((db, p: { row: Insertable<RedemptionSnapshotsTable> }) => db.insertInto('redemption_snapshots').values(p.row));
+const insertRecordRows = prepared((db, p: { rows: Array<Insertable<RedemptionsTable>> }) => db.insertInto('redemptions').values(p.rows));
+const insertSnapshotsRows = prepared((db, p: { rows: Array<Insertable<RedemptionSnapshotsTable>> }) => db.insertInto('redemption_snapshots').values(p.rows));
 
 /** Rows each (project, campaign name, result) count is spread over (migration 0025). */
 const COUNT_SHARDS = 16;
 
-const countRecord = prepared((db, p: { projectId: string; campaignName: string; result: string; shard: number }) =>
-  db
-    .insertInto('redemption_counts')
-    .values({ project_id: p.projectId, campaign_name: p.campaignName, result: p.result, shard: p.shard, n: 1 })
-    .onConflict((oc) => oc.columns(['project_id', 'campaign_name', 'result', 'shard']).doUpdateSet({ n: sql<number>`redemption_counts.n + 1` })),
-);
-
 /** Writes a record, its snapshots and its count (redemption_counts), in the caller's transaction. */
 export async function insertRedemption(db: Executor, row: NewRedemptionRow): Promise<void> {
-  const { order_snapshot, customer_snapshot, voucher_snapshot, promotion_tier_snapshot, reward_snapshot, ...record } = row;
-  await insertRecordRow.run(db, { row: record });
-  await insertSnapshotsRow.run(db, {
-    row: { redemption_id: record.id, project_id: record.project_id, order_snapshot, customer_snapshot, voucher_snapshot, promotion_tier_snapshot, reward_snapshot },
-  });
-  await countRecord.run(db, { projectId: record.project_id, campaignName: record.campaign_name ?? '', result: record.result, shard: shardOf(record.parent_id ?? record.id, COUNT_SHARDS) });
+  await insertRedemptions(db, [row]);
+}
+
+const countRecords = prepared((db, p: { rows: Array<{ project_id: string; campaign_name: string; result: string; shard: number; n: number }> }) =>
+  db
+    .insertInto('redemption_counts')
+    .values(p.rows)
+    .onConflict((oc) => oc.columns(['project_id', 'campaign_name', 'result', 'shard']).doUpdateSet({ n: sql<number>`redemption_counts.n + excluded.n` })),
+);
+
+/**
+ * Writes several records (a stacked request's parent and children) with three statements: the records,
+ * their snapshots, and their counts added up per count row.
+ */
+export async function insertRedemptions(db: Executor, rows: readonly NewRedemptionRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const records: Array<Insertable<RedemptionsTable>> = [];
+  const snapshots: Array<Insertable<RedemptionSnapshotsTable>> = [];
+  const counts = new Map<string, { project_id: string; campaign_name: string; result: string; shard: number; n: number }>();
+  for (const row of rows) {
+    const { order_snapshot, customer_snapshot, voucher_snapshot, promotion_tier_snapshot, reward_snapshot, ...record } = row;
+    records.push(record);
+    snapshots.push({ redemption_id: record.id, project_id: record.project_id, order_snapshot, customer_snapshot, voucher_snapshot, promotion_tier_snapshot, reward_snapshot });
+    const count = { project_id: record.project_id, campaign_name: record.campaign_name ?? '', result: record.result, shard: shardOf(record.parent_id ?? record.id, COUNT_SHARDS), n: 0 };
+    const key = `${count.project_id}\u0000${count.campaign_name}\u0000${count.result}\u0000${count.shard}`;
+    (counts.get(key) ?? counts.set(key, count).get(key) ?? count).n += 1;
+  }
+  if (records.length === 1) {
+    await insertRecordRow.run(db, { row: records[0] as Insertable<RedemptionsTable> });
+    await insertSnapshotsRow.run(db, { row: snapshots[0] as Insertable<RedemptionSnapshotsTable> });
+  } else {
+    await insertRecordRows.run(db, { rows: records });
+    await insertSnapshotsRows.run(db, { rows: snapshots });
+  }
+  await countRecords.run(db, { rows: [...counts.values()] });
 }
 
 /**

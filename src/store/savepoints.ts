@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Tx } from './db.ts';
+import { dropHeldEvents, heldEventCount } from './events.ts';
 
 /**
  * Runs `fn` inside a savepoint of `tx`. When `fn` throws, what it wrote is undone, the transaction stays
@@ -8,12 +9,15 @@ import type { Tx } from './db.ts';
  */
 export async function inSavepoint<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {
   await sql`savepoint step`.execute(tx);
+  // Events held for the transaction's commit (src/store/events.ts) that the savepoint appended go with it.
+  const events = heldEventCount(tx);
   let value: T;
   try {
     value = await fn();
   } catch (error) {
     await sql`rollback to savepoint step`.execute(tx);
     await sql`release savepoint step`.execute(tx);
+    dropHeldEvents(tx, events);
     throw error;
   }
   await sql`release savepoint step`.execute(tx);

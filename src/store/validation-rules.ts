@@ -269,6 +269,32 @@ const assignmentsWithRules = prepared((db, p: { projectId: string; objectIds: st
 /** The assignments of the given objects with their rules, oldest assignment first. */
 export type AssignedRuleRow = { assignment: AssignmentRow; rule: ValidationRuleRow };
 
+function oldestAssignmentFirst(a: AssignedRuleRow, b: AssignedRuleRow): number {
+  if (a.assignment.created_at !== b.assignment.created_at) return a.assignment.created_at < b.assignment.created_at ? -1 : 1;
+  return a.assignment.id < b.assignment.id ? -1 : a.assignment.id > b.assignment.id ? 1 : 0;
+}
+
+const voucherRuleProbe = prepared((db, p: { projectId: string }) =>
+  db.selectFrom('validation_rule_assignments').select('id').where('project_id', '=', p.projectId).where('related_object_type', '=', 'voucher').limit(1),
+);
+
+async function voucherRulesExist(db: Executor, projectId: string): Promise<boolean> {
+  return (await voucherRuleProbe.first(db, { projectId })) !== undefined;
+}
+
+/** Each object's assigned rules from the definitions cache, the missing ones loaded together. */
+async function cachedAssignedRules(projectId: string, objects: ReadonlyArray<{ type: string; id: string }>, defs: DefinitionsView): Promise<AssignedRuleRow[]> {
+  if (objects.length === 0) return [];
+  const keyOf = (o: { type: string; id: string }) => `${o.type}\u0000${o.id}`;
+  const byObject = await defs.many('assigned-rules', objects.map(keyOf), async (db, keys) => {
+    const wanted = objects.filter((o) => keys.includes(keyOf(o)));
+    const out = new Map<string, AssignedRuleRow[]>(keys.map((k) => [k, []]));
+    for (const row of await assignedRules(db, projectId, wanted)) out.get(keyOf({ type: row.assignment.related_object_type, id: row.assignment.related_object_id }))?.push(row);
+    return out;
+  });
+  return [...new Set(objects.map(keyOf))].flatMap((k) => byObject.get(k) ?? []);
+}
+
 /**
  * The rules assigned to the given objects, oldest assignment first. With `defs`, each object's list comes
  * from the definitions cache (src/store/definitions.ts).
@@ -281,16 +307,13 @@ export async function assignedRules(
 ): Promise<AssignedRuleRow[]> {
   if (objects.length === 0) return [];
   if (defs) {
-    const keyOf = (o: { type: string; id: string }) => `${o.type}\u0000${o.id}`;
-    const byObject = await defs.many('assigned-rules', objects.map(keyOf), async (db, keys) => {
-      const wanted = objects.filter((o) => keys.includes(keyOf(o)));
-      const out = new Map<string, AssignedRuleRow[]>(keys.map((k) => [k, []]));
-      for (const row of await assignedRules(db, projectId, wanted)) out.get(keyOf({ type: row.assignment.related_object_type, id: row.assignment.related_object_id }))?.push(row);
-      return out;
-    });
-    const merged = [...new Set(objects.map(keyOf))].flatMap((k) => byObject.get(k) ?? []);
-    // Oldest assignment first across the objects, as one query answers them.
-    return merged.sort((a, b) => (a.assignment.created_at === b.assignment.created_at ? (a.assignment.id < b.assignment.id ? -1 : 1) : a.assignment.created_at < b.assignment.created_at ? -1 : 1));
+    // Rules hang on campaigns, tiers and reward assignments — a few objects, cached — and seldom on single
+    // vouchers, of which there may be millions: those are read only when the project has any at all.
+    const vouchers = objects.filter((o) => o.type === 'voucher');
+    const others = objects.filter((o) => o.type !== 'voucher');
+    const voucherRules = vouchers.length > 0 && (await defs.get('voucher-rules-exist', (db) => voucherRulesExist(db, projectId))) ? await assignedRules(db, projectId, vouchers) : [];
+    const otherRules = await cachedAssignedRules(projectId, others, defs);
+    return [...voucherRules, ...otherRules].sort(oldestAssignmentFirst);
   }
   const rows = await assignmentsWithRules.all(db, { projectId, objectIds: objects.map((o) => o.id) });
   const wanted = new Set(objects.map((o) => `${o.type}\u0000${o.id}`));

@@ -162,17 +162,28 @@ export async function resolveCustomer(
   ref: CustomerRef,
   options: { createIfMissing: boolean },
 ): Promise<{ customer: CustomerObject; created: boolean }> {
+  const { row, created } = await resolveCustomerRow(tx, deps, actor, ref, options);
+  return { customer: await store.renderCustomer(tx, actor.projectId, row), created };
+}
+
+/** As resolveCustomer, answering the stored row (for callers that need no rendered object). */
+export async function resolveCustomerRow(
+  tx: Tx,
+  deps: Deps,
+  actor: Actor,
+  ref: CustomerRef,
+  options: { createIfMissing: boolean },
+): Promise<{ row: CustomerRow; created: boolean }> {
   if (ref.id) {
     const row = await store.findLiveCustomerById(tx, actor.projectId, ref.id);
     if (!row) throw errors.notFound('customer', ref.id);
-    return { customer: await store.renderCustomer(tx, actor.projectId, row), created: false };
+    return { row, created: false };
   }
   if (!ref.source_id) throw errors.invalidPayload('Property .customer should have required property \'id\' or \'source_id\'');
   const existing = await store.findLiveCustomerBySourceId(tx, actor.projectId, ref.source_id);
-  if (existing) return { customer: await store.renderCustomer(tx, actor.projectId, existing), created: false };
+  if (existing) return { row: existing, created: false };
   if (!options.createIfMissing) throw errors.notFound('customer', ref.source_id);
-  const { row, created } = await insertOrFindWinner(tx, deps, actor, ref.source_id, fieldsOf(ref));
-  return { customer: await store.renderCustomer(tx, actor.projectId, row), created };
+  return insertOrFindWinner(tx, deps, actor, ref.source_id, fieldsOf(ref));
 }
 
 /**

@@ -293,10 +293,12 @@ async function customerOf(tx: Tx, actor: Actor, customerId: string | null): Prom
  * transaction that made the order PAID. `paidEvent` is the `customer.order.paid` event it appended.
  */
 export async function earnPointsForOrder(tx: Tx, deps: Deps, actor: Actor, order: OrderObject, paidEvent: { id: string; type: string }): Promise<Earned[]> {
-  const customer = await customerOf(tx, actor, order.customer_id);
-  if (!customer) return [];
+  if (order.customer_id === null) return [];
+  // The rules first (usually from the definitions cache): most orders meet none, and then need no customer.
   const rules = await activeRulesFor(tx, actor.projectId, EARNING_EVENTS.orderPaid, undefined, await definitions(tx, actor.projectId));
   if (rules.length === 0) return [];
+  const customer = await customerOf(tx, actor, order.customer_id);
+  if (!customer) return [];
   const collections = [...new Set(rules.flatMap((r) => itemTargets(loyaltyOf(r)).filter((t) => t.object === 'products_collection').map((t) => t.id)))];
   const lines = await orderWithCollections(tx, deps, actor, order, collections);
   return fire(tx, deps, actor, rules, {

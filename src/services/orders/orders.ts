@@ -4,12 +4,13 @@ import { orderTotals, type OrderLine } from '../../domain/orders/order-math.ts';
 import { statusEvents, summaryChanges, type OrderStatus } from '../../domain/orders/order-status.ts';
 import type { CreateOrderInput, ListOrdersInput, UpdateOrderInput } from '../../http/schemas/orders.ts';
 import type { CustomerInput } from '../../http/schemas/customers.ts';
-import { findLiveCustomerById } from '../../store/customers.ts';
+import { findLiveCustomerById, type CustomerRow } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';
 import { definitions, type DefinitionsView } from '../../store/definitions.ts';
 import { appendEvents } from '../../store/events.ts';
-import { toJson } from '../../store/json.ts';
+import { fromJson, toJson } from '../../store/json.ts';
 import * as store from '../../store/orders.ts';
+import { countCustomerRedemption } from '../../store/redemption-records.ts';
 import type { OrderRow } from '../../store/orders.ts';
 import type { OrdersTable } from '../../store/schema.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
@@ -38,6 +39,18 @@ export interface WriteOptions {
    * marked paid, so a later update does not take it for a new payment.
    */
   imported?: boolean;
+  /** The request's customer, already read (the redemption engine): naming them by id needs no second read. */
+  customer?: CustomerRow | null;
+  /**
+   * Entries to merge into the order's `redemptions` map as it is written (the redemption engine), instead
+   * of reading the map back and writing it again.
+   */
+  redemptions?: Record<string, unknown>;
+  /**
+   * Successful redemptions the caller records with this order for its customer: counted in the statement
+   * that moves the customer's order counters (or one of their own when the order moves none).
+   */
+  customerRedemptions?: { customerId: string; succeeded: number };
 }
 
 /**
@@ -52,6 +65,7 @@ async function resolveParty(
   field: 'customer' | 'referrer',
   ref: CustomerInput | null | undefined,
   id: string | null | undefined,
+  known?: CustomerRow | null,
 ): Promise<string | null | undefined> {
   if (ref === undefined && id === undefined) return undefined;
   let fromRef: string | null = null;
@@ -60,7 +74,9 @@ async function resolveParty(
     fromRef = (await resolveCustomer(tx, deps, actor, ref, { createIfMissing: true })).customer.id;
   }
   let fromId: string | null = null;
-  if (id) {
+  if (id && known?.id === id) {
+    fromId = id;
+  } else if (id) {
     const row = await findLiveCustomerById(tx, actor.projectId, id);
     if (!row) throw errors.notFound('customer', id);
     fromId = row.id;
@@ -123,7 +139,7 @@ async function nextState(
     initial_amount: input.initial_amount !== undefined ? input.initial_amount : amountsChanged ? null : stored(existing?.initial_amount),
     discount_amount: input.discount_amount !== undefined ? input.discount_amount : stored(existing?.discount_amount),
   });
-  const customerId = await resolveParty(tx, deps, actor, 'customer', input.customer, input.customer_id);
+  const customerId = await resolveParty(tx, deps, actor, 'customer', input.customer, input.customer_id, options.customer);
   const referrerId = await resolveParty(tx, deps, actor, 'referrer', input.referrer, input.referrer_id);
   const status: OrderStatus = input.status ?? existing?.status ?? 'CREATED';
   return {
@@ -138,27 +154,42 @@ async function nextState(
   };
 }
 
-async function reread(tx: Tx, projectId: string, id: string): Promise<OrderRow> {
-  const row = await store.findOrderById(tx, projectId, id);
-  // Only reachable if the row vanished inside the transaction that just wrote it.
-  if (!row) throw new Error(`order ${id} vanished inside its own transaction`);
-  return row;
+/** The order's `redemptions` map with `entries` merged in (members of an existing entry added to it). */
+function mergedRedemptions(stored: string | null, entries: Record<string, unknown> | undefined): string {
+  const map = fromJson<Record<string, Record<string, unknown>>>(stored, {});
+  for (const [id, entry] of Object.entries(entries ?? {})) map[id] = { ...(map[id] ?? {}), ...(entry as Record<string, unknown>) };
+  return toJson(map);
 }
 
 /**
  * What follows every write of an order, in its transaction: the customer order counters, the first-
- * payment hook and the events. `before` is the order as it was (held locked), null for a new one.
+ * payment hook and the events. `before` is the order as it was (held locked), null for a new one;
+ * `after` the row as written. `paidOnInsert`: a new order written PAID carries its paid_at already (its
+ * insert is the one first payment).
  */
-async function afterWrite(tx: Tx, deps: Deps, actor: Actor, before: OrderRow | null, after: OrderRow, options: WriteOptions = {}): Promise<OrderObject> {
+async function afterWrite(
+  tx: Tx,
+  deps: Deps,
+  actor: Actor,
+  before: OrderRow | null,
+  after: OrderRow,
+  options: WriteOptions = {},
+  paidOnInsert = false,
+): Promise<OrderObject> {
   const facts = (row: OrderRow) => ({ customer_id: row.customer_id, status: row.status, total_amount: Number(row.total_amount) });
   const changes = summaryChanges(before ? facts(before) : null, facts(after));
   await store.lockCustomers(tx, actor.projectId, changes.map((c) => c.customerId));
+  const redeemed = options.customerRedemptions;
   for (const change of changes) {
-    await store.applyCustomerOrderSummary(tx, actor.projectId, change.customerId, change.countDelta, change.amountDelta);
+    const alsoRedeemed = redeemed && redeemed.customerId === change.customerId ? redeemed.succeeded : undefined;
+    await store.applyCustomerOrderSummary(tx, actor.projectId, change.customerId, change.countDelta, change.amountDelta, alsoRedeemed);
+  }
+  if (redeemed && !changes.some((c) => c.customerId === redeemed.customerId)) {
+    await countCustomerRedemption(tx, actor.projectId, redeemed.customerId, 'SUCCESS', redeemed.succeeded);
   }
 
   const { paidCandidate, others } = statusEvents(before?.status ?? null, after.status);
-  const firstPayment = paidCandidate && (await store.markOrderPaid(tx, actor.projectId, after.id, deps.clock.now().toISOString()));
+  const firstPayment = paidOnInsert || (paidCandidate && (await store.markOrderPaid(tx, actor.projectId, after.id, deps.clock.now().toISOString())));
 
   const order = toOrderObject(after);
   if (options.imported) {
@@ -174,15 +205,21 @@ async function afterWrite(tx: Tx, deps: Deps, actor: Actor, before: OrderRow | n
 
 async function applyUpdate(tx: Tx, deps: Deps, actor: Actor, existing: OrderRow, input: OrderFields, options: WriteOptions = {}): Promise<OrderObject> {
   const state = await nextState(tx, deps, actor, existing, input, options);
+  // The caller holds the order's row (or its key's lock), so its map is merged here without a lost update.
+  const patch = {
+    ...state,
+    updated_at: deps.clock.now().toISOString(),
+    ...(options.redemptions ? { redemptions: mergedRedemptions(existing.redemptions, options.redemptions) } : {}),
+  };
   try {
-    const changed = await store.updateOrder(tx, actor.projectId, existing.id, { ...state, updated_at: deps.clock.now().toISOString() });
+    const changed = await store.updateOrder(tx, actor.projectId, existing.id, patch);
     if (!changed) throw errors.notFound('order', existing.id);
   } catch (error) {
     // Only a new source_id can collide: another order of the project holds it.
     if (isUniqueViolation(error)) throw errors.duplicate('order', 'source_id', state.source_id ?? '');
     throw error;
   }
-  return afterWrite(tx, deps, actor, existing, await reread(tx, actor.projectId, existing.id), options);
+  return afterWrite(tx, deps, actor, existing, { ...existing, ...patch } as OrderRow, options);
 }
 
 /**
@@ -206,21 +243,24 @@ export async function upsertOrderIn(tx: Tx, deps: Deps, actor: Actor, input: Cre
   }
   const state = await nextState(tx, deps, actor, null, fields, options);
   const id = deps.ids.next('ord');
-  const inserted = await store.insertOrderIfAbsent(tx, {
+  // A new order written PAID is paid by this very insert: its first payment, exactly once.
+  const paidOnInsert = statusEvents(null, state.status ?? 'CREATED').paidCandidate;
+  const row = {
     id,
     project_id: actor.projectId,
     ...state,
-    redemptions: toJson({}),
-    paid_at: null,
+    redemptions: mergedRedemptions(null, options.redemptions),
+    paid_at: paidOnInsert ? deps.clock.now().toISOString() : null,
     updated_at: null,
-  });
+  };
+  const inserted = await store.insertOrderIfAbsent(tx, row);
   if (!inserted) {
     // A concurrent request created the order with this source_id after our look-up; update that one.
     const winner = sourceId === null ? undefined : await store.findOrderBySourceId(tx, actor.projectId, sourceId, { forUpdate: true });
     if (!winner) throw new Error(`order with source_id ${String(sourceId)} neither inserted nor found`);
     return applyUpdate(tx, deps, actor, winner, fields, options);
   }
-  return afterWrite(tx, deps, actor, null, await reread(tx, actor.projectId, id), options);
+  return afterWrite(tx, deps, actor, null, row as OrderRow, options, paidOnInsert);
 }
 
 /** `POST /v1/orders` (DECISIONS 13: a new order is CREATED unless the body says otherwise). */

@@ -23,8 +23,8 @@ import { fromJson } from '../../store/json.ts';
 import { findCatalogFacts, findOrderById, findOrderBySourceId, type OrderRow } from '../../store/orders.ts';
 import { findStacksByIds, tierIdsOfStacks } from '../../store/promotion-stacks.ts';
 import { findTiersWithCampaign, type TierWithCampaign } from '../../store/promotion-tiers.ts';
-import { findVouchersForRedemption, projectSettings, redemptionCounts } from '../../store/redemption-facts.ts';
-import { lockedByOthers, type LockedAmounts } from '../../store/redemption-sessions.ts';
+import { findVouchersAndLocks, projectSettings, redemptionCounts } from '../../store/redemption-facts.ts';
+import type { LockedAmounts } from '../../store/redemption-sessions.ts';
 import { findAssignment, findAssignmentFor, findReward, type AssignmentRow, type RewardRow } from '../../store/rewards.ts';
 import { segmentIdsOfCustomer } from '../../store/segments.ts';
 import { codeKeyOf, type VoucherRow } from '../../store/vouchers.ts';
@@ -314,12 +314,13 @@ export async function loadFacts(
   }
 
   const voucherSlots = slots.filter((s) => s.object === 'voucher');
-  const vouchers = await findVouchersForRedemption(
+  const { rows: vouchers, locked: locks } = await findVouchersAndLocks(
     db,
     projectId,
-    voucherSlots.map((s) => codeKeyOf(s.id, settings.caseSensitiveCodes)),
-    voucherSlots.map((s) => s.id),
+    voucherSlots.map((s) => ({ codeKey: codeKeyOf(s.id, settings.caseSensitiveCodes), id: s.id })),
     options.lock,
+    now.toISOString(),
+    request.session?.key ?? null,
   );
   const voucherOf = new Map<number, VoucherRow>();
   const taken = new Map<string, number>();
@@ -371,7 +372,6 @@ export async function loadFacts(
   const categoryRows = await findCategoriesByIds(db, projectId, categoryIds, defs);
   const categoryObjects = new Map([...categoryRows.values()].map((row) => [row.id, toCategoryObject(row)]));
 
-  const locks = await lockedByOthers(db, projectId, [...voucherOf.values()].map((v) => v.id), request.session?.key ?? null, now.toISOString());
   const order = options.order ?? (await loadOrder(db, projectId, request.order, options.lock));
 
   const discounts = new Map<number, DiscountInput | null>();

@@ -1,7 +1,7 @@
 import type { CustomerObject } from '../../store/customers.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import { fromJson, toJson } from '../../store/json.ts';
-import { countCustomerRedemption, findRedemptionsByIds, insertRedemption, type RedemptionRow } from '../../store/redemption-records.ts';
+import { countCustomerRedemption, findRedemptionsByIds, insertRedemptions, type RedemptionRow } from '../../store/redemption-records.ts';
 import type { Actor } from '../context.ts';
 import type { OrderObject } from '../orders/order-object.ts';
 
@@ -207,7 +207,19 @@ export interface RecordInput extends NewRedemptionRecord {
 
 /** Stores one record as given (no counters) and answers it as the API shows it. */
 export async function insertRecord(tx: Executor, record: RecordInput): Promise<RedemptionRecord> {
-  const row: RedemptionRow = {
+  const [stored] = await insertRecords(tx, [record]);
+  return stored as RedemptionRecord;
+}
+
+/** Stores several records at once (a stacked request's children and parent; no counters), in order. */
+export async function insertRecords(tx: Executor, records: readonly RecordInput[]): Promise<RedemptionRecord[]> {
+  const rows = records.map(rowOf);
+  await insertRedemptions(tx, rows);
+  return rows.map((row) => renderRedemption(row));
+}
+
+function rowOf(record: RecordInput): RedemptionRow {
+  return {
     id: record.id,
     project_id: record.actor.projectId,
     object: record.object,
@@ -247,8 +259,6 @@ export async function insertRecord(tx: Executor, record: RecordInput): Promise<R
     order_total_discount_amount: record.order?.total_discount_amount ?? null,
     order_total_applied_discount_amount: record.order?.total_applied_discount_amount ?? null,
   };
-  await insertRedemption(tx, row);
-  return renderRedemption(row);
 }
 
 /**

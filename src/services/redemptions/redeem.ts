@@ -7,12 +7,13 @@ import { localDate } from '../../domain/validity/validity.ts';
 import type { CreateOrderInput } from '../../http/schemas/orders.ts';
 import type { RedemptionResponseOut, StackableInput } from '../../http/schemas/redemptions.ts';
 import type { Tx } from '../../store/db.ts';
+import type { VoucherRow } from '../../store/vouchers.ts';
 import { definitions } from '../../store/definitions.ts';
 import { appendEvents, type NewEvent } from '../../store/events.ts';
 import { lockCustomer } from '../../store/loyalty.ts';
 import { addToTierSummary } from '../../store/promotion-tiers.ts';
 import { lockOrderKey, useVoucherOnce } from '../../store/redemption-facts.ts';
-import { countCustomerRedemption, mergeOrderRedemptions } from '../../store/redemption-records.ts';
+import { countCustomerRedemption } from '../../store/redemption-records.ts';
 import { releaseSession } from '../../store/redemption-sessions.ts';
 import { takeReward } from '../../store/rewards.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
@@ -25,7 +26,7 @@ import { loadFacts, loadOrder, type Facts, type Resolved } from './facts.ts';
 import { recordFailure } from './failures.ts';
 import { campaignOf, recordBase } from './record-base.ts';
 import { RedemptionRejected } from './rejection.ts';
-import { channelOf, insertRecord, type ParentEffects, type RedeemableEffects, type RedemptionRecord } from './records.ts';
+import { channelOf, insertRecords, type ParentEffects, type RecordInput, type RedeemableEffects, type RedemptionRecord } from './records.ts';
 import { engineRequest, ensureCustomer, type NormalisedRequest } from './request.ts';
 import { entryLists } from './responses.ts';
 import { renderSnapshots } from './snapshots.ts';
@@ -53,10 +54,13 @@ interface Consumed {
   outcome: AppliedOutcome;
   resolved: Resolved;
   id: string;
+  /** The voucher row as the use left it, when nothing but the use changed it (no credits, points or reward). */
+  voucherAfter: VoucherRow | null;
 }
 
 async function consume(tx: Tx, deps: Deps, actor: Actor, facts: Facts, r: Resolved, outcome: AppliedOutcome, redemptionId: string, sessionKey: string | null): Promise<Consumed> {
   const now = deps.clock.now().toISOString();
+  let voucherAfter: VoucherRow | null = null;
   const effects: RedeemableEffects = {
     kind: 'redeemable',
     voucher: null,
@@ -73,6 +77,10 @@ async function consume(tx: Tx, deps: Deps, actor: Actor, facts: Facts, r: Resolv
       throw new DomainError('quantity_exceeded', 400, { message: 'quantity exceeded', details: `Voucher ${voucher.code} has no redemptions left` });
     }
     effects.voucher = { voucher_id: voucher.id, redeemed_quantity: 1 };
+    // The locked row plus this use is the voucher as it now stands, unless the ledger moves a balance too.
+    if (outcome.consumption.credits === 0 && outcome.consumption.points === 0) {
+      voucherAfter = { ...voucher, redeemed_quantity: Number(voucher.redeemed_quantity) + 1, updated_at: now };
+    }
     const details = { redemption: { id: redemptionId } };
     if (outcome.consumption.credits > 0) {
       const debit = await debitCredits(tx, deps, actor, voucher, 'CREDITS_REDEMPTION', { points: outcome.consumption.credits, source: 'API', details });
@@ -94,11 +102,20 @@ async function consume(tx: Tx, deps: Deps, actor: Actor, facts: Facts, r: Resolv
       effects.reward = { reward_id: r.reward.row.id, assignment_id: r.reward.assignment.id, stock_taken: r.reward.row.stock !== null, redeemed: 1 };
     }
   }
-  return { effects, outcome, resolved: r, id: redemptionId };
+  return { effects, outcome, resolved: r, id: redemptionId, voucherAfter };
 }
 
 /** Stores the order of the request with the calculated lines and discounts. */
-async function storeOrder(tx: Tx, deps: Deps, actor: Actor, request: NormalisedRequest, facts: Facts, final: DiscountState): Promise<OrderObject> {
+async function storeOrder(
+  tx: Tx,
+  deps: Deps,
+  actor: Actor,
+  request: NormalisedRequest,
+  facts: Facts,
+  final: DiscountState,
+  redemptions: Record<string, unknown>,
+  succeeded: number,
+): Promise<OrderObject> {
   const sent = request.order ?? {};
   const existing = facts.order.existing;
   const input: CreateOrderInput = {
@@ -118,7 +135,12 @@ async function storeOrder(tx: Tx, deps: Deps, actor: Actor, request: NormalisedR
   };
   // The order is the redeeming customer's purchase when it names nobody.
   if (!sent.customer && !sent.customer_id && !existing?.customer_id && facts.customer.id) input.customer_id = facts.customer.id;
-  return upsertOrderIn(tx, deps, actor, input, { lines: final.lines });
+  return upsertOrderIn(tx, deps, actor, input, {
+    lines: final.lines,
+    customer: facts.customer.row,
+    redemptions,
+    ...(facts.customer.id !== null ? { customerRedemptions: { customerId: facts.customer.id, succeeded } } : {}),
+  });
 }
 
 /** A tier object whose summary also counts one more redemption (its order and discount amounts). */
@@ -171,46 +193,43 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
   }
 
   const final = evaluation.final;
-  const stored = facts.order.present ? await storeOrder(tx, deps, actor, request, facts, final) : null;
+  // The order's `redemptions` map gains this request's entry as the order is written.
+  const single = consumed[0];
+  const entry =
+    parentId !== null
+      ? { [parentId]: { date: at, related_object_type: 'redemption', related_object_id: parentId, related_object_parent_id: null, stacked: consumed.map((c) => c.id) } }
+      : single
+        ? {
+            [single.id]: {
+              date: at,
+              related_object_type: single.resolved.kind === 'promotion_tier' ? 'promotion_tier' : 'voucher',
+              related_object_id: single.resolved.kind === 'voucher' ? single.resolved.voucher.id : single.resolved.kind === 'promotion_tier' ? single.resolved.tier.tier.id : single.resolved.candidate.id,
+              related_object_parent_id: campaignOf(single.resolved)?.id ?? null,
+            },
+          }
+        : {};
+  const stored = facts.order.present ? await storeOrder(tx, deps, actor, request, facts, final, entry, consumed.length) : null;
   for (const c of consumed) {
     if (stored) c.effects.order = { order_id: stored.id, discount_amount: c.outcome.effect.order, items_discount: [...c.outcome.effect.items] };
     if (c.resolved.kind === 'promotion_tier') {
       c.effects.tier = { tier_id: c.resolved.tier.tier.id, order_amount: stored?.total_amount ?? 0, discount_amount: c.outcome.consumption.discount };
     }
   }
-  let map: OrderObject['redemptions'] = {};
-  if (stored) {
-    const single = consumed[0];
-    const entry =
-      parentId !== null
-        ? { [parentId]: { date: at, related_object_type: 'redemption', related_object_id: parentId, related_object_parent_id: null, stacked: consumed.map((c) => c.id) } }
-        : single
-          ? {
-              [single.id]: {
-                date: at,
-                related_object_type: single.resolved.kind === 'promotion_tier' ? 'promotion_tier' : 'voucher',
-                related_object_id: single.resolved.kind === 'voucher' ? single.resolved.voucher.id : single.resolved.kind === 'promotion_tier' ? single.resolved.tier.tier.id : single.resolved.candidate.id,
-                related_object_parent_id: campaignOf(single.resolved)?.id ?? null,
-              },
-            }
-          : {};
-    map = await mergeOrderRedemptions(tx, actor.projectId, stored.id, entry);
-  }
+  const map: OrderObject['redemptions'] = stored?.redemptions ?? {};
 
-  const snapshots = await renderSnapshots(tx, deps, actor, consumed.map((c) => c.resolved), facts.definitions);
+  const known = new Map(consumed.flatMap((c) => (c.voucherAfter ? [[c.voucherAfter.id, c.voucherAfter] as const] : [])));
+  const snapshots = await renderSnapshots(tx, deps, actor, consumed.map((c) => c.resolved), facts.definitions, known);
   // The tier summaries are written last (below); the records show them with this redemption counted.
   for (const c of consumed) {
     const tier = c.effects.tier;
     const snapshot = tier ? snapshots.tiers.get(tier.tier_id) : undefined;
     if (tier && snapshot) snapshots.tiers.set(tier.tier_id, withTierRedemption(snapshot, tier));
   }
-  const records: RedemptionRecord[] = [];
-  const events: NewEvent[] = [];
-  for (const c of consumed) {
+  const inputs: RecordInput[] = consumed.map((c) => {
     const base = recordBase(actor, facts, request, c.resolved, snapshots);
     const payload = c.outcome.candidate.payload;
     const reward = c.resolved.kind === 'voucher' && c.resolved.reward ? snapshots.rewards.get(c.resolved.reward.row.id) : undefined;
-    const record = await insertRecord(tx, {
+    return {
       ...base,
       id: c.id,
       object: 'redemption',
@@ -226,27 +245,11 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
       loyaltyCard: payload.type === 'loyalty' ? { points: c.outcome.consumption.points } : null,
       effects: c.effects,
       at,
-    });
-    records.push(record);
-    const campaign = campaignOf(c.resolved);
-    events.push(
-      makeEvent(deps, actor, {
-        type: 'redemption.succeeded',
-        activityType: facts.customer.id ? 'customer.redemption.succeeded' : null,
-        activityCategory: facts.customer.id ? 'ACTION' : null,
-        customerId: facts.customer.id,
-        campaign,
-        voucherCode: c.resolved.kind === 'voucher' ? c.resolved.voucher.code : null,
-        entityId: record.id,
-        // A reference to the record, expanded by readers (src/services/events/expand.ts).
-        data: { redemption_id: record.id, campaign: campaign ? { id: campaign.id, name: campaign.name, campaign_type: campaign.type, object: 'campaign' } : null },
-      }),
-    );
-  }
-  let parent: RedemptionRecord | null = null;
+    };
+  });
   if (parentId !== null) {
     const effects: ParentEffects = { kind: 'parent', children: consumed.map((c) => c.id), order_id: stored?.id ?? null };
-    parent = await insertRecord(tx, {
+    inputs.push({
       actor,
       channel: channelOf(actor),
       customer: facts.customer.simple,
@@ -274,6 +277,26 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
       effects,
       at,
     });
+  }
+  // The children and the parent in one write (src/store/redemption-records.ts insertRedemptions).
+  const written = await insertRecords(tx, inputs);
+  const records = written.slice(0, consumed.length);
+  const parent: RedemptionRecord | null = parentId !== null ? (written[consumed.length] ?? null) : null;
+  const events: NewEvent[] = consumed.map((c, i) => {
+    const campaign = campaignOf(c.resolved);
+    return makeEvent(deps, actor, {
+      type: 'redemption.succeeded',
+      activityType: facts.customer.id ? 'customer.redemption.succeeded' : null,
+      activityCategory: facts.customer.id ? 'ACTION' : null,
+      customerId: facts.customer.id,
+      campaign,
+      voucherCode: c.resolved.kind === 'voucher' ? c.resolved.voucher.code : null,
+      entityId: records[i]?.id ?? c.id,
+      // A reference to the record, expanded by readers (src/services/events/expand.ts).
+      data: { redemption_id: c.id, campaign: campaign ? { id: campaign.id, name: campaign.name, campaign_type: campaign.type, object: 'campaign' } : null },
+    });
+  });
+  if (parentId !== null) {
     events.push(
       makeEvent(deps, actor, {
         type: 'redemption.succeeded',
@@ -283,7 +306,8 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
       }),
     );
   }
-  if (facts.customer.id !== null) await countCustomerRedemption(tx, actor.projectId, facts.customer.id, 'SUCCESS', records.length);
+  // The customer's redemption counters moved with the order's (storeOrder) when an order was stored.
+  if (facts.customer.id !== null && !stored) await countCustomerRedemption(tx, actor.projectId, facts.customer.id, 'SUCCESS', records.length);
   await appendEvents(tx, events);
   if (request.session) await releaseSession(tx, actor.projectId, request.session.key);
   // A referee redeeming a referral code converts the referral when the program converts on redemption.

@@ -5,7 +5,7 @@ import type { StackableInput } from '../../http/schemas/redemptions.ts';
 import { findLiveCustomerById, findLiveCustomerBySourceId, toCustomerObject, type CustomerRow } from '../../store/customers.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import type { Actor, Deps } from '../context.ts';
-import { resolveCustomer } from '../customers/customers.ts';
+import { resolveCustomerRow } from '../customers/customers.ts';
 import type { CustomerFacts, EngineRequest, SessionRequest } from './facts.ts';
 import { simpleCustomer } from './records.ts';
 
@@ -67,8 +67,6 @@ export async function readCustomer(db: Executor, projectId: string, ref: Custome
 /** The customer a redemption names, created from the data sent when its source_id is unknown. */
 export async function ensureCustomer(tx: Tx, deps: Deps, actor: Actor, ref: CustomerInput | null): Promise<CustomerFacts> {
   if (!ref) return { id: null, row: null, simple: null, metadata: {}, present: false };
-  const { customer } = await resolveCustomer(tx, deps, actor, ref, { createIfMissing: true });
-  const row = await findLiveCustomerById(tx, actor.projectId, customer.id);
-  if (!row) throw new Error(`customer ${customer.id} vanished inside its own transaction`);
+  const { row } = await resolveCustomerRow(tx, deps, actor, ref, { createIfMissing: true });
   return factsOf(row);
 }

@@ -1,5 +1,6 @@
 import { toCustomerObject } from '../../store/customers.ts';
 import type { Executor } from '../../store/db.ts';
+import type { VoucherRow } from '../../store/vouchers.ts';
 import type { DefinitionsView } from '../../store/definitions.ts';
 import { findTiersWithCampaign } from '../../store/promotion-tiers.ts';
 import { findVouchersForRedemption } from '../../store/redemption-facts.ts';
@@ -22,10 +23,19 @@ export interface Snapshots {
 }
 
 /** Vouchers as they are now, with their holders (simple customers); one query per kind. */
-export async function voucherSnapshots(db: Executor, deps: Deps, actor: Actor, voucherIds: readonly string[], defs?: DefinitionsView): Promise<Map<string, Record<string, unknown>>> {
+export async function voucherSnapshots(
+  db: Executor,
+  deps: Deps,
+  actor: Actor,
+  voucherIds: readonly string[],
+  defs?: DefinitionsView,
+  known: ReadonlyMap<string, VoucherRow> = new Map(),
+): Promise<Map<string, Record<string, unknown>>> {
   const out = new Map<string, Record<string, unknown>>();
   if (voucherIds.length === 0) return out;
-  const rows = await findVouchersForRedemption(db, actor.projectId, [], [...new Set(voucherIds)], false);
+  const unknown = [...new Set(voucherIds)].filter((id) => !known.has(id));
+  const read = unknown.length === 0 ? [] : await findVouchersForRedemption(db, actor.projectId, unknown.map((id) => ({ codeKey: null, id })), false);
+  const rows = [...[...new Set(voucherIds)].flatMap((id) => known.get(id) ?? []), ...read];
   const objects = await renderVoucherRows(db, deps, actor.projectId, rows, defs);
   const holderIds = [...new Set(rows.flatMap((r) => (r.holder_id ? [r.holder_id] : [])))];
   const holders =
@@ -44,12 +54,22 @@ export async function tierSnapshots(db: Executor, projectId: string, tierIds: re
   return out;
 }
 
-/** `defs`: the definitions the request read (its tiers, campaigns and categories come from there). */
-export async function renderSnapshots(db: Executor, deps: Deps, actor: Actor, items: readonly Resolved[], defs?: DefinitionsView): Promise<Snapshots> {
+/**
+ * `defs`: the definitions the request read (its tiers, campaigns and categories come from there);
+ * `known`: vouchers whose current row the caller holds already (the use it just made is all that changed).
+ */
+export async function renderSnapshots(
+  db: Executor,
+  deps: Deps,
+  actor: Actor,
+  items: readonly Resolved[],
+  defs?: DefinitionsView,
+  known?: ReadonlyMap<string, VoucherRow>,
+): Promise<Snapshots> {
   const voucherItems = items.flatMap((r) => (r.kind === 'voucher' ? [r] : []));
   const tierItems = items.flatMap((r) => (r.kind === 'promotion_tier' ? [r] : []));
   const out: Snapshots = { vouchers: new Map(), tiers: await tierSnapshots(db, actor.projectId, tierItems.map((r) => r.tier.tier.id), defs), rewards: new Map() };
-  const vouchers = await voucherSnapshots(db, deps, actor, voucherItems.map((r) => r.voucher.id), defs);
+  const vouchers = await voucherSnapshots(db, deps, actor, voucherItems.map((r) => r.voucher.id), defs, known);
   for (const item of voucherItems) {
     const object = vouchers.get(item.voucher.id);
     if (!object) continue;
