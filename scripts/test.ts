@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import pg from 'pg';
+import { runDatabasePrefix } from '../tests/helpers/database.ts';
 
 // `npm test`: type check, OpenAPI drift check, then the whole suite on SQLite, and again on PostgreSQL
 // when DATABASE_URL points at one. PUNCHCARD_REQUIRE_POSTGRES=1 (CI) turns a skipped PostgreSQL run into
@@ -31,6 +34,18 @@ const files = requested.length > 0 ? requested : testFiles(join(root, 'tests')).
 // 171 s with two against 124 s with three.
 const nodeTestArgs = ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', '--test-timeout=120000', ...files];
 
+async function dropRunDatabases(serverUrl: string, prefix: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>('select datname from pg_database where starts_with(datname, $1)', [prefix]);
+    for (const { datname } of rows) await client.query(`drop database if exists ${datname} with (force)`);
+    process.stdout.write(`Dropped the run's ${rows.length} test databases.\n`);
+  } finally {
+    await client.end();
+  }
+}
+
 const failures: string[] = [];
 if (requested.length === 0) {
   if (!run('type check (tsc --noEmit)', 'npx', ['tsc', '--noEmit'])) failures.push('type check');
@@ -47,14 +62,15 @@ if (!reliability('sqlite')) failures.push('SQLite reliability suite');
 
 const databaseUrl = process.env.DATABASE_URL ?? '';
 if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
-  if (
-    !run(`tests on PostgreSQL (${files.length} files)`, process.execPath, nodeTestArgs, {
-      PUNCHCARD_TEST_DB: 'postgres',
-      PUNCHCARD_TEST_PG_URL: databaseUrl,
-    })
-  ) {
-    failures.push('PostgreSQL suite');
-  }
+  // Test databases are not dropped one by one (each drop forces a checkpoint): the run drops its own at the end.
+  const testRun = randomBytes(4).toString('hex');
+  const passed = run(`tests on PostgreSQL (${files.length} files)`, process.execPath, nodeTestArgs, {
+    PUNCHCARD_TEST_DB: 'postgres',
+    PUNCHCARD_TEST_PG_URL: databaseUrl,
+    PUNCHCARD_TEST_RUN: testRun,
+  });
+  await dropRunDatabases(databaseUrl, runDatabasePrefix(testRun));
+  if (!passed) failures.push('PostgreSQL suite');
   if (!reliability('postgres')) failures.push('PostgreSQL reliability suite');
 } else {
   const banner = '!'.repeat(78);

@@ -103,12 +103,56 @@ function isStreamedBody(schema: unknown): boolean {
   return typeof schema === 'object' && schema !== null && (schema as Record<string, unknown>)[STREAMED_BODY] === true;
 }
 
+type Validate = ReturnType<typeof compileNormalizing>;
+
+// Compiling every route's schemas is most of what building the app costs (about 3 s of CPU for ~240
+// operations), and a test process builds many apps that each call a handful of routes. So a route's
+// validator is compiled when it first checks a request, once per schema object for the whole process
+// (the schemas are module constants, shared by every app). `punchcard start` compiles them all before it
+// listens (compilePendingValidators), so a served request never waits for a compile.
+const compiled = { body: new WeakMap<object, Validate>(), text: new WeakMap<object, Validate>() };
+const ajvs: { body: Ajv | null; text: Ajv | null } = { body: null, text: null };
+const pending = new Set<() => void>();
+
+function validatorFor(kind: 'body' | 'text', schema: object): Validate {
+  let validate = compiled[kind].get(schema);
+  if (!validate) {
+    const ajv = (ajvs[kind] ??= makeAjv({ coerceTypes: kind === 'body' ? false : 'array' }));
+    validate = compileNormalizing(ajv, schema);
+    compiled[kind].set(schema, validate);
+  }
+  return validate;
+}
+
+function lazyValidator(kind: 'body' | 'text', schema: object) {
+  let validate: Validate | null = null;
+  const load = () => {
+    validate ??= validatorFor(kind, schema);
+    pending.delete(load);
+    return validate;
+  };
+  pending.add(load);
+  const check = (data: unknown) => {
+    const v = validate ?? load();
+    const ok = v(data);
+    check.errors = v.errors;
+    return ok;
+  };
+  check.errors = null as Validate['errors'];
+  return check;
+}
+
+/** Compiles every validator not yet used (an invalid schema throws here, at start, not on a request). */
+export function compilePendingValidators(): number {
+  const loads = [...pending];
+  for (const load of loads) load();
+  return loads.length;
+}
+
 export function installValidators(app: FastifyInstance): void {
-  const bodyAjv = makeAjv({ coerceTypes: false });
-  const textAjv = makeAjv({ coerceTypes: 'array' });
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart === 'body' && isStreamedBody(schema)) return () => true;
-    return compileNormalizing(httpPart === 'body' ? bodyAjv : textAjv, schema as FastifySchema & object);
+    return lazyValidator(httpPart === 'body' ? 'body' : 'text', schema as FastifySchema & object);
   });
 }
 
