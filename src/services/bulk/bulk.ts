@@ -1,6 +1,6 @@
 import { DomainError } from '../../domain/errors.ts';
 import type { CustomersBulkInput, MetadataBulkInput, OrdersImportInput, ProductsBulkInput, VouchersBulkInput, VouchersMetadataBulkInput } from '../../http/schemas/bulk.ts';
-import { Slice, yieldToRequests } from '../../lib/slices.ts';
+import { Slice, transactionSliceMs, yieldToRequests } from '../../lib/slices.ts';
 import { lockLiveCustomerById, lockLiveCustomerBySourceId } from '../../store/bulk.ts';
 import type { CustomerFields } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';
@@ -189,7 +189,7 @@ async function writeProduct(tx: Tx, deps: Deps, actor: Actor, sourceId: string, 
 
 // ---- the job ----
 
-/** Items per slice at most; a slice also ends once it has taken SLICE_MS (src/lib/slices.ts). */
+/** Items per slice at most; a slice also ends once it has taken transactionSliceMs (src/lib/slices.ts). */
 export const SLICE_ITEMS = 100;
 
 /** Stores the job's partial result and progress in the slice's transaction (the worker's checkpoint). */
@@ -280,7 +280,7 @@ export async function runBulkJob(
     const start = result;
     // A transaction that is run again (a conflict the database detected) starts over from `start`.
     result = await inTransaction(deps, async (tx) => {
-      const slice = new Slice(SLICE_ITEMS);
+      const slice = new Slice(SLICE_ITEMS, transactionSliceMs(deps.dialect));
       let at = start;
       for (let item = items[at.next_index]; item !== undefined; item = items[at.next_index]) {
         const failure = await applyItem(tx, item);

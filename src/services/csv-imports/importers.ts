@@ -59,7 +59,7 @@ export interface Importer {
   /** Columns the header must name. */
   required: readonly string[];
   /** The metadata schema (related object) that types the metadata columns. */
-  metadataObject: string;
+  metadataObject: 'customer' | 'product' | 'sku' | 'voucher';
   /** What names the row's object in the list of rejected rows (source_id or code). */
   reference(cells: RowCells): string | null;
   /** Holds the row to the JSON operation's schema and applies it in `tx`; throws RowProblem or DomainError. */

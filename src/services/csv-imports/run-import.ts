@@ -1,12 +1,13 @@
 import type { Insertable } from 'kysely';
 import { DomainError } from '../../domain/errors.ts';
 import type { MetadataPropertyDefinition } from '../../domain/metadata-schemas/metadata-problems.ts';
-import { Slice, yieldToRequests } from '../../lib/slices.ts';
+import { Slice, transactionSliceMs, yieldToRequests } from '../../lib/slices.ts';
 import { deleteStagedRows, insertFailures, listFailures, readStagedRows, type StagedRow } from '../../store/csv-imports.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import { fromJson } from '../../store/json.ts';
 import { findMetadataSchemaFor } from '../../store/metadata-schemas.ts';
 import type { CsvImportFailuresTable } from '../../store/schema.ts';
+import { StatisticsRefresher, type FilledTable } from '../../store/planner-statistics.ts';
 import { inSavepoint } from '../../store/savepoints.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
 import { inTransaction, type Actor, type Deps } from '../context.ts';
@@ -31,10 +32,13 @@ import {
 // throws and the slice rolls back), leaves the last committed slice as the truth: the next attempt reads
 // the staged rows from there, so no row is applied twice or skipped.
 
-/** Rows per slice at most; a slice also ends once it has taken SLICE_MS. */
+/** Rows per slice at most; a slice also ends once it has taken transactionSliceMs (src/lib/slices.ts). */
 export const SLICE_ROWS = 100;
 /** Staged rows read at once, for the slices that follow. */
 const READ_AHEAD_ROWS = 500;
+
+/** The table each kind of import fills (its statistics are refreshed as it grows, on PostgreSQL). */
+const FILLED_TABLE: Record<Importer['metadataObject'], FilledTable> = { customer: 'customers', product: 'products', sku: 'skus', voucher: 'vouchers' };
 
 /** The job's partial result, stored with every slice. */
 interface ImportProgress {
@@ -126,6 +130,7 @@ export async function runCsvImport(
   // takes a few rows only (it ends after SLICE_MS), and the rows do not change while the job holds them.
   let ahead: StagedRow[] = [];
   let typing: MetadataTyping = {};
+  const statistics = new StatisticsRefresher(deps.dialect, FILLED_TABLE[importer.metadataObject]);
   for (;;) {
     if (ahead[0]?.row_no !== progress.next_row) {
       ahead = await readStagedRows(deps.db, job.projectId, job.id, progress.next_row, READ_AHEAD_ROWS);
@@ -136,7 +141,7 @@ export async function runCsvImport(
     const rows = ahead;
     // A transaction that is run again (a conflict the database detected) starts over from `start`.
     const next = await inTransaction(deps, async (tx) => {
-      const slice = new Slice(SLICE_ROWS);
+      const slice = new Slice(SLICE_ROWS, transactionSliceMs(deps.dialect));
       const failures: Array<Insertable<CsvImportFailuresTable>> = [];
       let at = start;
       for (const row of rows) {
@@ -154,6 +159,7 @@ export async function runCsvImport(
       await checkpoint(tx, at, percent(at.next_row));
       return at;
     });
+    await statistics.added(deps.db, next.done_count - progress.done_count);
     progress = next;
     ahead = ahead.filter((row) => row.row_no >= progress.next_row);
     await yieldToRequests();
