@@ -17,8 +17,9 @@ import { sized } from './helpers/scale.ts';
 // parsed as it arrives and staged in the database; the job reads the rows back in slices. The server's
 // resident memory may grow while it works (garbage between collections, the database's page cache), but
 // holding the file would take several times its size (strings are two bytes a character, and each
-// parsed row is an array of strings), so the bound is loose: less than five times the file's size.
-// Nothing here is timed.
+// parsed row is an array of strings), so the bound is loose: less than five times the file's size, plus
+// HEAP_ALLOWANCE for the working size the heap settles at under a busy job whatever the file (measured
+// at 40,000 rows: +15 MB on SQLite, +66 MB on PostgreSQL, after the warm-up). Nothing here is timed.
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -27,6 +28,7 @@ const ROWS = sized({ full: 100_000, ci: 40_000 });
 /** Every BAD_EVERY-th row has an impossible birthdate: rejected, and listed with its line. */
 const BAD_EVERY = ROWS / 4;
 const WARMUP_ROWS = ROWS / 4;
+const HEAP_ALLOWANCE = 80 * 1024 * 1024;
 
 describe(`a ${ROWS.toLocaleString('en')}-row customer CSV import`, { timeout: sized({ full: 60 * 60_000, ci: 15 * 60_000 }) }, () => {
   let database: ThrowawayDatabase;
@@ -117,6 +119,6 @@ describe(`a ${ROWS.toLocaleString('en')}-row customer CSV import`, { timeout: si
     assert.equal(customer.description, `Joined in "${2000 + ((ROWS - 1) % 25)}"\nfrom the shop`);
 
     process.stdout.write(`# file ${(fileBytes / 1048576).toFixed(1)} MiB; server RSS ${(baseline / 1048576).toFixed(0)} MiB before, peak ${(peak / 1048576).toFixed(0)} MiB (+${(growth / 1048576).toFixed(1)} MiB)\n`);
-    assert.ok(growth < 5 * fileBytes, `the server grew by ${growth} bytes importing a ${fileBytes}-byte file`);
+    assert.ok(growth < 5 * fileBytes + HEAP_ALLOWANCE, `the server grew by ${growth} bytes importing a ${fileBytes}-byte file`);
   });
 });
