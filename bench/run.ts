@@ -8,8 +8,9 @@ import { openPostgresBulk, openSqliteBulk, type Bulk, type Row } from './bulk.ts
 import { benchOrder, COUPON_CAMPAIGN, createFixtures, type Fixtures } from './fixtures.ts';
 import { bulkMetadataJobLatency } from './job-latency.ts';
 import { exportRedemptionsJob, generateCodesJob } from './jobs.ts';
+import { timeFirstPages, type FirstPageTiming } from './list-pages.ts';
 import { runLoad } from './load.ts';
-import { checkTargets, formatTable, formatTargets, type JobRow, type ScenarioRow } from './report.ts';
+import { checkTargets, formatTable, formatTargets, type JobRow, type PageRow, type ScenarioRow } from './report.ts';
 import { SCENARIOS, type Pools } from './scenarios.ts';
 import { checkInvariants, seedBulk, TEMPLATE_CUSTOMER, type Scale, type SeedReport } from './seed.ts';
 
@@ -22,7 +23,8 @@ import { checkInvariants, seedBulk, TEMPLATE_CUSTOMER, type Scale, type SeedRepo
 //   --scale k=v,…           vouchers, customers, redemptions, members, codes (timed job), bulk (items
 //                           of the bulk job, at most the customers), seconds (per scenario), warmup
 //                           (seconds), connections
-//   --only a,b              only these scenarios and/or jobs (codes, export, bulk); seeding always runs
+//   --only a,b              only these scenarios and/or jobs (codes, export, bulk, pages: the lists'
+//                           first page, one request at a time); seeding always runs
 //   --no-scale-out          skip the two-process PostgreSQL runs
 //   --keep                  keep the databases (their URLs are printed)
 //   --profile               scenario servers write CPU profiles to bench/results/profiles
@@ -45,9 +47,9 @@ interface Options {
   nodeFlags: string[];
 }
 
-const FULL = { vouchers: 1_000_000, customers: 100_000, redemptions: 1_000_000, members: 1_000, codes: 1_000_000, bulk: 100_000, seconds: 20, warmup: 3 };
+const FULL = { vouchers: 1_000_000, customers: 1_000_000, redemptions: 1_000_000, members: 1_000, codes: 1_000_000, bulk: 100_000, seconds: 20, warmup: 3 };
 const QUICK = { vouchers: 60_000, customers: 10_000, redemptions: 30_000, members: 100, codes: 100_000, bulk: 10_000, seconds: 5, warmup: 1 };
-const JOBS = ['codes', 'export', 'bulk'];
+const JOBS = ['codes', 'export', 'bulk', 'pages'];
 
 function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(name);
@@ -175,7 +177,15 @@ async function runScenarios(db: ThrowawayDatabase, servers: ServerProcess[], poo
   }
 }
 
-async function benchDatabase(dialect: 'sqlite' | 'postgres', stamp: string, options: Options, rows: ScenarioRow[], jobs: JobRow[], seeds: Array<SeedReport & { db: string; sizeBytes: number; invariants: string[] }>): Promise<void> {
+async function benchDatabase(
+  dialect: 'sqlite' | 'postgres',
+  stamp: string,
+  options: Options,
+  rows: ScenarioRow[],
+  jobs: JobRow[],
+  pages: PageRow[],
+  seeds: Array<SeedReport & { db: string; sizeBytes: number; invariants: string[] }>,
+): Promise<void> {
   const db = await createBenchDatabase(dialect, stamp);
   log(`\n== ${dialect}: ${db.url}`);
   try {
@@ -212,6 +222,19 @@ async function benchDatabase(dialect: 'sqlite' | 'postgres', stamp: string, opti
         } finally {
           await Promise.all(servers.map((s) => s.stop()));
         }
+      }
+    }
+    if (!options.only || options.only.has('pages')) {
+      const server = await ServerProcess.start({ databaseUrl: db.url });
+      let timings: FirstPageTiming[];
+      try {
+        timings = await timeFirstPages(server);
+      } finally {
+        await server.stop();
+      }
+      for (const timing of timings) {
+        pages.push({ ...timing, db: dialect });
+        log(`  first page ${timing.path} (total ${timing.total}): p50 ${timing.p50.toFixed(2)} ms, p99 ${timing.p99.toFixed(2)} ms, one request at a time`);
       }
     }
     if (!options.only || options.only.has('codes')) {
@@ -253,11 +276,12 @@ async function main(): Promise<void> {
   log(`punchcard bench: ${options.quick ? 'quick' : 'full'} scale ${JSON.stringify(options.scale)}, ${options.seconds} s per scenario, ${options.connections} connections, ${cpus().length} cores`);
   const rows: ScenarioRow[] = [];
   const jobs: JobRow[] = [];
+  const pages: PageRow[] = [];
   const seeds: Array<SeedReport & { db: string; sizeBytes: number; invariants: string[] }> = [];
-  for (const dialect of options.dbs) await benchDatabase(dialect, stamp, options, rows, jobs, seeds);
-  const targets = checkTargets(rows, jobs);
+  for (const dialect of options.dbs) await benchDatabase(dialect, stamp, options, rows, jobs, pages, seeds);
+  const targets = checkTargets(rows, jobs, pages);
   const finishedAt = new Date();
-  process.stdout.write(`\n${formatTable(rows, jobs)}\n\nTargets (issue 7):\n${formatTargets(targets)}\n`);
+  process.stdout.write(`\n${formatTable(rows, jobs, pages)}\n\nTargets (issue 7):\n${formatTargets(targets)}\n`);
   const dir = join(import.meta.dirname, 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${stamp}.json`);
@@ -273,6 +297,7 @@ async function main(): Promise<void> {
         seeds,
         scenarios: rows.map((r) => ({ ...r, load: { ...r.load } })),
         jobs,
+        pages,
         targets,
       },
       null,

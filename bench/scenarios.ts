@@ -137,6 +137,22 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'list-vouchers',
+    title: 'GET /v1/vouchers (first page, every voucher counted in total)',
+    maker: () => {
+      const headers = serverHeaders();
+      return () => ({ method: 'GET', path: '/v1/vouchers', headers });
+    },
+  },
+  {
+    name: 'list-customers',
+    title: 'GET /v1/customers (first page, every customer counted in total)',
+    maker: () => {
+      const headers = serverHeaders();
+      return () => ({ method: 'GET', path: '/v1/customers', headers });
+    },
+  },
+  {
     name: 'client-tiers',
     title: 'GET /client/v1/promotions/tiers (client keys)',
     maker: () => {

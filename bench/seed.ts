@@ -326,6 +326,13 @@ export async function checkInvariants(bulk: Bulk, fixtures: Fixtures, projectId:
   const countedRecords = await value('select coalesce(sum(n), 0) from redemption_counts where project_id = ?', [projectId]);
   const records = await value('select count(*) from redemptions where project_id = ?', [projectId]);
   if (countedRecords !== records) problems.push(`redemption_counts add up to ${countedRecords}, ${records} records exist`);
+  // The list totals kept by triggers (migration 0038) count the rows the seeder wrote too.
+  const countedVouchers = await value('select coalesce(sum(n), 0) from voucher_counts where project_id = ?', [projectId]);
+  const liveVouchers = await value('select count(*) from vouchers where project_id = ? and binned_at is null', [projectId]);
+  if (countedVouchers !== liveVouchers) problems.push(`voucher_counts add up to ${countedVouchers}, ${liveVouchers} live vouchers exist`);
+  const countedCustomers = await value('select coalesce(sum(n), 0) from customer_counts where project_id = ?', [projectId]);
+  const liveCustomers = await value('select count(*) from customers where project_id = ? and deleted_at is null', [projectId]);
+  if (countedCustomers !== liveCustomers) problems.push(`customer_counts add up to ${countedCustomers}, ${liveCustomers} live customers exist`);
   const balances = await value("select coalesce(sum(loyalty_balance), 0) from vouchers where project_id = ? and type = 'LOYALTY_CARD'", [projectId]);
   const ledger = await value('select coalesce(sum(amount), 0) from voucher_transactions where project_id = ?', [projectId]);
   if (balances !== ledger) problems.push(`loyalty balances sum to ${balances}, the ledger to ${ledger}`);

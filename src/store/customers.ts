@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { Executor } from './db.ts';
 import { fromJson, toJson } from './json.ts';
+import { countLiveCustomers } from './list-counts.ts';
 import { prepared } from './prepared.ts';
 import { referralsOfCustomers } from './referrals.ts';
 import type { CustomerDeletionsTable, CustomersTable, Database } from './schema.ts';
@@ -418,10 +419,30 @@ export async function listCustomers(
     .offset(q.offset)
     .limit(q.limit + 1)
     .execute();
-  const totalRow = await db
+  // The total leaves the cursor out: it is how many customers match the filters. Without filters that is
+  // every live customer, a kept count (customer_counts); filters count the customers they select.
+  const total = unfiltered(q) ? await countLiveCustomers(db, q.projectId) : await countMatching(db, q);
+  return { rows: rows.slice(0, q.limit), total, hasMore: rows.length > q.limit };
+}
+
+async function countMatching(db: Executor, q: CustomerListQuery): Promise<number> {
+  const row = await db
     .selectFrom('customers')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where((eb) => listFilters(eb, q))
     .executeTakeFirstOrThrow();
-  return { rows: rows.slice(0, q.limit), total: Number(totalRow.n), hasMore: rows.length > q.limit };
+  return Number(row.n);
+}
+
+function unfiltered(q: CustomerListQuery): boolean {
+  return (
+    q.email === undefined &&
+    q.name === undefined &&
+    q.city === undefined &&
+    q.segmentId === undefined &&
+    q.createdBefore === undefined &&
+    q.createdAfter === undefined &&
+    q.updatedBefore === undefined &&
+    q.updatedAfter === undefined
+  );
 }

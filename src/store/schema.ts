@@ -424,6 +424,24 @@ export interface RedemptionCountsTable {
   n: number;
 }
 
+/**
+ * Live vouchers per project and campaign ('' for vouchers without one), and live customers per project,
+ * kept by triggers in the transaction of every change and spread over shards; the voucher and customer
+ * lists' `total` adds them up (migration 0038, src/store/list-counts.ts).
+ */
+export interface VoucherCountsTable {
+  project_id: string;
+  campaign_id: string;
+  shard: number;
+  n: number;
+}
+
+export interface CustomerCountsTable {
+  project_id: string;
+  shard: number;
+  n: number;
+}
+
 /** Orders (promotions reference 7). Amounts are integer minor units as calculated by src/domain/orders. */
 export interface OrdersTable {
   id: string;
@@ -1042,6 +1060,8 @@ export interface Database {
   redemptions: RedemptionsTable;
   redemption_snapshots: RedemptionSnapshotsTable;
   redemption_counts: RedemptionCountsTable;
+  voucher_counts: VoucherCountsTable;
+  customer_counts: CustomerCountsTable;
   validation_rules: ValidationRulesTable;
   validation_rule_references: ValidationRuleReferencesTable;
   validation_rule_assignments: ValidationRuleAssignmentsTable;

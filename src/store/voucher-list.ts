@@ -2,6 +2,7 @@ import { sql, type SqlBool } from 'kysely';
 import type { FieldCatalog, ParsedFilter } from '../domain/filters/filter.ts';
 import type { Dialect, Executor } from './db.ts';
 import { filterCondition } from './filter-sql.ts';
+import { countLiveVouchers } from './list-counts.ts';
 import type { VoucherRow } from './vouchers.ts';
 
 // The voucher list (promotions reference 2.2) and the single-voucher deletions: moving one voucher to the
@@ -81,8 +82,29 @@ export async function listLiveVouchers(db: Executor, q: VoucherListQuery): Promi
     page = page.orderBy(key === 'updated_at' ? lastChange : sql<string>`created_at`, direction).orderBy('id', direction);
   }
   const rows = await page.offset(q.offset).limit(q.limit).execute();
+  if (answeredByCounts(q)) return { rows, total: await countLiveVouchers(db, q.projectId, q.campaignId) };
   const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return { rows, total: Number(total.n) };
+}
+
+/**
+ * Whether the list's total can come from the kept counts (voucher_counts): no condition but the campaign.
+ * (An empty campaign id would meet the '' under which vouchers without a campaign count.) Other conditions
+ * count the vouchers they select.
+ */
+function answeredByCounts(q: VoucherListQuery): boolean {
+  return (
+    q.campaignId !== '' &&
+    q.categoryId === undefined &&
+    q.holderId === undefined &&
+    q.codeKey === undefined &&
+    q.ids === undefined &&
+    q.createdBefore === undefined &&
+    q.createdAfter === undefined &&
+    q.updatedBefore === undefined &&
+    q.updatedAfter === undefined &&
+    (q.filter === undefined || q.filter.fields.length === 0)
+  );
 }
 
 /** Moves one live voucher to the bin; its code is free at once (the unique index covers live rows only). */
