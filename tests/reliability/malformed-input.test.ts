@@ -4,16 +4,17 @@ import { HttpClient, type HttpResponse } from '../../scripts/lib/http-client.ts'
 import { isObject, preview } from '../../scripts/lib/json.ts';
 import { FIXED_KEYS, serverHeaders } from '../../scripts/lib/keys.ts';
 import { ServerProcess } from '../../scripts/lib/server-process.ts';
+import { until } from '../../scripts/lib/until.ts';
 import type { ThrowawayDatabase } from '../../scripts/lib/throwaway-database.ts';
 import type { DbHandle } from '../../src/store/db.ts';
 import { defaultProjectId } from './helpers/api-builders.ts';
-import { MalformedGenerator, type Generated } from './helpers/malformed.ts';
+import { authHeaders, MalformedGenerator, type Generated } from './helpers/malformed.ts';
 import { loadOperations, type Operation } from './helpers/openapi.ts';
 import { Random, suiteSeed } from './helpers/random.ts';
 import { rawExchange } from './helpers/raw-exchange.ts';
 import { createRunDatabase, reliabilityDialect } from './helpers/run-database.ts';
 import { sized, testTimeout } from './helpers/scale.ts';
-import { seedProject, type SeededProject } from './helpers/seed-project.ts';
+import { fillPath, seedProject, type SeededProject } from './helpers/seed-project.ts';
 import { compareSnapshots, snapshot, type TableState } from './helpers/snapshot.ts';
 
 // Malformed-input sweep (issue 7): every operation of the server's own OpenAPI document gets generated
@@ -194,6 +195,47 @@ describe(`malformed-input sweep on ${reliabilityDialect()} (seed ${seed}, ${tota
 
   test('stored data is exactly as before the sweep', async () => {
     assert.deepEqual(compareSnapshots(before_, await snapshot(direct.db)), []);
+    assert.deepEqual(server.errorLines().slice(0, 5), [], 'the server logged errors');
+  });
+
+  // Poison that got stored once broke every later list and export of its project (issue 17): after the
+  // sweep, every list of the project answers, and every kind of export, with a metadata filter where the
+  // kind takes one, runs to DONE. (This test writes exports; it comes after the snapshot comparison.)
+  test('after the sweep every list of the project answers 200 and every export finishes', async () => {
+    const problems: string[] = [];
+    const lists = operations.filter((op) => op.method === 'GET' && /^list[A-Z]/.test(op.operationId) && op.auth !== 'public');
+    assert.ok(lists.length > 40, `${lists.length} list operations`);
+    for (const op of lists) {
+      const path = fillPath(op.path, seeded.ids);
+      const res = await client.request({ method: 'GET', path, headers: authHeaders(op) });
+      if (res.status !== 200) problems.push(`${op.operationId} GET ${path}: ${res.status} ${preview(res.text, 200)}`);
+    }
+
+    const metadataFilter = { filters: { 'metadata.tenant': { conditions: { $is: ['x'] } } } };
+    const exports = [
+      ...['voucher', 'redemption', 'customer', 'publication', 'order', 'points_expiration', 'voucher_transactions'].map((kind) => ({ exported_object: kind })),
+      ...['voucher', 'redemption', 'customer', 'order'].map((kind) => ({ exported_object: kind, parameters: metadataFilter })),
+    ];
+    const ids: string[] = [];
+    for (const body of exports) {
+      const res = await client.request({ method: 'POST', path: '/v1/exports', headers: { ...serverHeaders(), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      if (res.status !== 200 || !isObject(res.body)) problems.push(`POST /v1/exports ${JSON.stringify(body)}: ${res.status} ${preview(res.text, 200)}`);
+      else ids.push(String(res.body.id));
+    }
+    // The sweep's server runs no worker (so that only requests wrote); a worker of its own runs the exports.
+    const worker = await ServerProcess.start({ command: 'worker', databaseUrl: database.url });
+    try {
+      for (const id of ids) {
+        const done = await until(`export ${id}`, 120_000, async () => {
+          const res = await client.request({ method: 'GET', path: `/v1/exports/${id}`, headers: serverHeaders() });
+          return isObject(res.body) && (res.body.status === 'DONE' || res.body.status === 'ERROR') ? res.body : null;
+        });
+        if (done.status !== 'DONE') problems.push(`export ${id} (${String(done.exported_object)}): ${preview(JSON.stringify(done), 300)}`);
+      }
+    } finally {
+      await worker.stop();
+    }
+    assert.deepEqual(problems, []);
     assert.deepEqual(server.errorLines().slice(0, 5), [], 'the server logged errors');
   });
 });

@@ -130,6 +130,8 @@ export interface RequestParts {
 /** True when the server can only refuse this request (so it cannot change anything). */
 export function surelyRefused(op: Operation, parts: RequestParts): boolean {
   if (parts.authBroken && op.auth !== 'public') return true;
+  // Without a console session every console-only operation answers 401.
+  if (op.auth === 'console') return true;
   if (parts.params && !paramsAccepted(op, parts.params)) return true;
   const text = parts.body ?? '';
   if (parts.body === undefined) {

@@ -51,6 +51,8 @@ interface Draft {
   authBroken: boolean;
   contentType: string | undefined;
   body: string | undefined;
+  /** A free-form member holds what no free-form member may (src/http/schemas/free-form.ts): refused. */
+  poisoned: boolean;
 }
 
 type Mutation = (draft: Draft, op: Operation, rnd: Random) => boolean;
@@ -108,7 +110,7 @@ const WRONG_CONTENT_TYPES: ReadonlyArray<string | undefined> = [
   'application/vnd.api+json',
 ];
 
-function authHeaders(op: Operation): Record<string, string> {
+export function authHeaders(op: Operation): Record<string, string> {
   switch (op.auth) {
     case 'server':
     case 'server-keys':
@@ -184,14 +186,44 @@ const hugeInBody: Mutation = (draft, op, rnd) =>
     return setAt(value, slot.path, rnd.chance(0.2) ? { [huge.slice(0, 200_000)]: 1 } : huge);
   });
 
+/** JSON text nested `levels` deep, written as text: JSON.stringify overflows the stack at these depths. */
+function deeplyNestedText(levels: number, rnd: Random): string {
+  const bottom = JSON.stringify(rnd.pick(['bottom', 1, null]));
+  return rnd.chance(0.5) ? `${'['.repeat(levels)}${bottom}${']'.repeat(levels)}` : `${'{"a":'.repeat(levels)}${bottom}${'}'.repeat(levels)}`;
+}
+
+const DEEP_PLACEHOLDER = '\u0001deep\u0001';
+
 const deepInBody: Mutation = (draft, op, rnd) => {
-  const nested = deeplyNested(1000, rnd);
-  if (!op.body) {
+  const nested = deeplyNestedText(rnd.pick([1000, 5000, 10_000]), rnd);
+  if (!op.body || op.body.contentType !== 'application/json') {
     draft.contentType = 'application/json';
-    draft.body = JSON.stringify(nested);
+    draft.body = nested;
     return true;
   }
-  return mutateBodyValue(draft, op, rnd, (value) => setAt(value, rnd.pick(slots(value, op.body?.schema ?? {})).path, nested));
+  if (!mutateBodyValue(draft, op, rnd, (value) => setAt(value, rnd.pick(slots(value, op.body?.schema ?? {})).path, DEEP_PLACEHOLDER))) return false;
+  draft.body = draft.body?.replace(JSON.stringify(DEEP_PLACEHOLDER), nested);
+  return true;
+};
+
+/** What metadata and the other free-form members may not hold: stored, it broke later reads (issue 17). */
+const POISONS: ReadonlyArray<(rnd: Random) => unknown> = [
+  (rnd) => deeplyNested(17 + rnd.int(60), rnd),
+  () => ({ 'key\u0000with-nul': 1 }),
+  (rnd) => ({ deep: deeplyNested(8, rnd), value: { a: { b: { c: 'nul\u0000inside' } } } }),
+  () => ({ big: 'x'.repeat(70 * 1024) }),
+  () => ({ ['k'.repeat(300)]: 1 }),
+];
+
+const poisonInFreeForm: Mutation = (draft, op, rnd) => {
+  if (op.body?.contentType !== 'application/json') return false;
+  const changed = mutateBodyValue(draft, op, rnd, (value) => {
+    const freeForm = slots(value, op.body?.schema ?? {}).filter((slot) => branches(slot.schema).some((b) => b['x-free-form'] === true));
+    if (freeForm.length === 0) return undefined;
+    return setAt(value, rnd.pick(freeForm).path, rnd.pick(POISONS)(rnd));
+  });
+  if (changed) draft.poisoned = true;
+  return changed;
 };
 
 const oddStringsInBody: Mutation = (draft, op, rnd) =>
@@ -406,7 +438,8 @@ export class MalformedGenerator {
       { name: 'body: missing required member', weight: 6, mutate: missingRequired },
       { name: 'body: value out of bounds', weight: 8, mutate: outOfBoundsInBody },
       { name: 'body: ~1 MB string', weight: 0.6, mutate: hugeInBody },
-      { name: 'body: 1000 levels deep', weight: 2, mutate: deepInBody },
+      { name: 'body: 1000 to 10,000 levels deep', weight: 2, mutate: deepInBody },
+      { name: 'body: poison in metadata and other free-form members', weight: 4, mutate: poisonInFreeForm },
       { name: 'body: odd strings', weight: 4, mutate: oddStringsInBody },
       { name: 'body: bad JSON', weight: 6, mutate: badJson },
       { name: 'body: wrong content type', weight: 4, mutate: wrongContentType },
@@ -433,6 +466,7 @@ export class MalformedGenerator {
       authBroken: false,
       contentType: op.body?.contentType,
       body: op.body ? encodeBody(op, sample(op.body.schema, rnd, 0.5)) : undefined,
+      poisoned: false,
     };
   }
 
@@ -479,7 +513,7 @@ export class MalformedGenerator {
     const noRoute = draft.method !== op.method;
     // Only a DELETE is sure to do nothing with a made-up id: a POST or PUT may create under it.
     const namesNothing = draft.namesNothing && op.method === 'DELETE';
-    const refused = noRoute || namesNothing || surelyRefused(op, parts);
+    const refused = noRoute || namesNothing || draft.poisoned || surelyRefused(op, parts);
     const headBytes = fullPath.length + Object.entries(headers).reduce((s, [k, v]) => s + k.length + (Array.isArray(v) ? v.join('').length : v.length) + 4, 0);
     return {
       op,

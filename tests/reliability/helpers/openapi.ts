@@ -5,7 +5,8 @@ import { isObject, type JsonObject } from '../../../scripts/lib/json.ts';
 // tomorrow is swept tomorrow without anyone touching this suite.
 
 export type Schema = JsonObject;
-export type AuthKind = 'server' | 'server-keys' | 'client' | 'management' | 'public';
+/** `console`: a signed-in console user's cookie only (the sweeps hold no console session). */
+export type AuthKind = 'server' | 'server-keys' | 'client' | 'management' | 'console' | 'public';
 
 export interface Parameter {
   name: string;
@@ -32,6 +33,7 @@ function authOf(security: unknown): AuthKind {
   if (names.has('X-Management-Id')) return 'management';
   if (names.has('X-Client-Application-Id')) return 'client';
   if (names.has('X-App-Id')) return names.has('X-Service-OAuth') ? 'server' : 'server-keys';
+  if (names.has('ConsoleSession')) return 'console';
   return 'public';
 }
 
