@@ -83,16 +83,18 @@ function windowLimits(limits: RateLimit[] | undefined): WindowLimit[] {
   return out;
 }
 
-const KEY_TTL_MS = 30_000;
-const TOKEN_TTL_MS = 5_000;
+// How long another process may go on accepting a credential after it was revoked, rotated or its project
+// deleted: one second. Looking a key or token up again once a second per process costs one indexed read,
+// against the HMAC every request pays anyway; a change made through this process evicts at once.
+const CREDENTIAL_TTL_MS = 1_000;
 
 export class Authenticator {
   readonly #deps: Deps;
-  readonly #keys = new TtlCache<string, CachedKey | null>(KEY_TTL_MS, 10_000);
-  readonly #tokens = new TtlCache<string, CachedToken | null>(TOKEN_TTL_MS, 50_000);
-  readonly #projects = new TtlCache<string, ProjectPolicy | null>(KEY_TTL_MS, 10_000);
-  readonly #management = new TtlCache<string, { secretHash: string; name: string } | null>(KEY_TTL_MS, 100);
-  readonly #sessions = new TtlCache<string, CachedSession>(TOKEN_TTL_MS, 10_000);
+  readonly #keys = new TtlCache<string, CachedKey | null>(CREDENTIAL_TTL_MS, 10_000);
+  readonly #tokens = new TtlCache<string, CachedToken | null>(CREDENTIAL_TTL_MS, 50_000);
+  readonly #projects = new TtlCache<string, ProjectPolicy | null>(CREDENTIAL_TTL_MS, 10_000);
+  readonly #management = new TtlCache<string, { secretHash: string; name: string } | null>(CREDENTIAL_TTL_MS, 100);
+  readonly #sessions = new TtlCache<string, CachedSession>(CREDENTIAL_TTL_MS, 10_000);
 
   constructor(deps: Deps) {
     this.#deps = deps;
