@@ -17,17 +17,19 @@ import * as voucherCategoryIndex from './2026-11-22-0024-voucher-category-index.
 import * as redemptionCounts from './2026-11-22-0025-redemption-counts.ts';
 import * as quarantineUnreadableJson from './2026-11-26-0026-quarantine-unreadable-json.ts';
 import * as idempotencyInTransaction from './2026-11-26-0028-idempotency-in-transaction.ts';
-import * as promotionTierCounts from './2026-11-26-0030-promotion-tier-counts.ts';
-import * as definitionsVersion from './2026-11-26-0037-definitions-version.ts';
 import * as ruleAssignmentsByObject from './2026-11-26-0029-rule-assignments-by-object.ts';
+import * as promotionTierCounts from './2026-11-26-0030-promotion-tier-counts.ts';
 import * as csvImports from './2026-11-26-0031-csv-imports.ts';
-import * as projectUsers from './2026-11-26-0035-project-users.ts';
-import * as consoleSessions from './2026-11-26-0036-console-sessions.ts';
 import * as scopedExportsCustomerRedeemables from './2026-11-26-0032-scoped-exports-customer-redeemables.ts';
 import * as consents from './2026-11-26-0033-consents.ts';
 import * as campaignTemplates from './2026-11-26-0034-campaign-templates.ts';
+import * as projectUsers from './2026-11-26-0035-project-users.ts';
+import * as consoleSessions from './2026-11-26-0036-console-sessions.ts';
+import * as definitionsVersion from './2026-11-26-0037-definitions-version.ts';
+import * as listCounts from './2026-11-27-0038-list-counts.ts';
 
-// Every migration, in the order it runs. Names are date-prefixed and never change once released.
+// Every migration, in the order it runs (Kysely runs them sorted by name). Names are date-prefixed and
+// never change once released.
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-foundation': foundation,
   '2026-11-21-0002-campaigns-vouchers': campaignsVouchers,
@@ -47,13 +49,14 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-0025-redemption-counts': redemptionCounts,
   '2026-11-26-0026-quarantine-unreadable-json': quarantineUnreadableJson,
   '2026-11-26-0028-idempotency-in-transaction': idempotencyInTransaction,
-  '2026-11-26-0030-promotion-tier-counts': promotionTierCounts,
-  '2026-11-26-0037-definitions-version': definitionsVersion,
   '2026-11-26-0029-rule-assignments-by-object': ruleAssignmentsByObject,
+  '2026-11-26-0030-promotion-tier-counts': promotionTierCounts,
   '2026-11-26-0031-csv-imports': csvImports,
   '2026-11-26-0032-scoped-exports-customer-redeemables': scopedExportsCustomerRedeemables,
   '2026-11-26-0033-consents': consents,
   '2026-11-26-0034-campaign-templates': campaignTemplates,
   '2026-11-26-0035-project-users': projectUsers,
   '2026-11-26-0036-console-sessions': consoleSessions,
+  '2026-11-26-0037-definitions-version': definitionsVersion,
+  '2026-11-27-0038-list-counts': listCounts,
 };
