@@ -32,7 +32,13 @@ const files = requested.length > 0 ? requested : testFiles(join(root, 'tests')).
 // Three files at a time on this 2-core machine kind: with two, a file waiting on its database (commits,
 // PostgreSQL round trips, job polling) leaves a core idle — measured 72 % CPU use, and 14 API files took
 // 171 s with two against 124 s with three.
-const nodeTestArgs = ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', '--test-timeout=120000', ...files];
+const nodeTestArgs = (list: string[]) => ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', '--test-timeout=120000', ...list];
+// Files that never open the database under test run once, in the SQLite pass: the pure domain and unit
+// tests, the command-line and process tests that start `punchcard` on a SQLite file of their own, and the
+// pages in a real browser (the console, /docs), which drive the same API every other file tests on both
+// databases (Chromium is the most expensive thing the suite starts, ~100 s of a pass).
+const DATABASE_INDEPENDENT = [/^tests\/(domain|unit|web|browser|e2e)\//, /^tests\/process\/(cli|lifecycle|tracing)\.test\.ts$/, /^tests\/services\/voucher-generation\.test\.ts$/];
+const postgresFiles = requested.length > 0 ? files : files.filter((file) => !DATABASE_INDEPENDENT.some((pattern) => pattern.test(file)));
 
 async function dropRunDatabases(serverUrl: string, prefix: string): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl });
@@ -52,7 +58,11 @@ if (requested.length === 0) {
   if (!run('OpenAPI document matches openapi.json', 'npx', ['tsx', 'scripts/write-openapi.ts', '--check'])) failures.push('openapi drift');
 }
 
-if (!run(`tests on SQLite (${files.length} files)`, process.execPath, nodeTestArgs, { PUNCHCARD_TEST_DB: 'sqlite' })) {
+const databaseUrl = process.env.DATABASE_URL ?? '';
+const postgres = databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://');
+// The command-line test of a missing PostgreSQL database runs in this pass too (see DATABASE_INDEPENDENT).
+const sqliteEnv = postgres ? { PUNCHCARD_TEST_DB: 'sqlite', PUNCHCARD_TEST_PG_URL: databaseUrl } : { PUNCHCARD_TEST_DB: 'sqlite' };
+if (!run(`tests on SQLite (${files.length} files)`, process.execPath, nodeTestArgs(files), sqliteEnv)) {
   failures.push('SQLite suite');
 }
 // The CI-sized reliability suite (scripts/reliability.ts) runs after each database's suite, not beside it.
@@ -60,11 +70,10 @@ const reliability = (database: 'sqlite' | 'postgres') =>
   requested.length > 0 || run(`reliability suite (ci scale) on ${database}`, process.execPath, ['--import', 'tsx', 'scripts/reliability.ts', `--only=${database}`], { PUNCHCARD_RELIABILITY_SCALE: 'ci' });
 if (!reliability('sqlite')) failures.push('SQLite reliability suite');
 
-const databaseUrl = process.env.DATABASE_URL ?? '';
-if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
+if (postgres) {
   // Test databases are not dropped one by one (each drop forces a checkpoint): the run drops its own at the end.
   const testRun = randomBytes(4).toString('hex');
-  const passed = run(`tests on PostgreSQL (${files.length} files)`, process.execPath, nodeTestArgs, {
+  const passed = run(`tests on PostgreSQL (${postgresFiles.length} files; ${files.length - postgresFiles.length} that use no database ran once)`, process.execPath, nodeTestArgs(postgresFiles), {
     PUNCHCARD_TEST_DB: 'postgres',
     PUNCHCARD_TEST_PG_URL: databaseUrl,
     PUNCHCARD_TEST_RUN: testRun,

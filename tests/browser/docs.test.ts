@@ -1,21 +1,20 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { BROWSER_MISSING, CHROMIUM } from '../helpers/browser.ts';
 
 // README "API reference": /docs in a real browser (Debian's chromium driven by Playwright; no browser is
 // downloaded). The page shows content at once, then Redoc's reference with search, request and response
 // samples and the authentication schemes, all served by Punchcard itself (no other host is contacted).
 // Screenshots land in PUNCHCARD_SCREENSHOTS (default: the system's temp folder) for a person to look at.
 
-const CHROMIUM = process.env.PUNCHCARD_CHROMIUM ?? '/usr/bin/chromium';
 // CI installs chromium (.ci/run); elsewhere a machine without it skips this file, loudly.
-const missing = !existsSync(CHROMIUM) && process.env.CI !== 'true' ? `no browser at ${CHROMIUM} (apt-get install chromium)` : false;
 
-describe('/docs in a browser', { skip: missing, timeout: 600_000 }, () => {
+describe('/docs in a browser', { skip: BROWSER_MISSING, timeout: 600_000 }, () => {
   let t: TestApp;
   let browser: BrowserContext;
   let profile: string;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { ensureConsoleBuilt, openBrowser, screenshot, type Browser } from '../helpers/browser.ts';
+import { BROWSER_MISSING, ensureConsoleBuilt, openBrowser, screenshot, type Browser } from '../helpers/browser.ts';
 import { addUser, ADMIN, createFirstAdmin } from '../helpers/console.ts';
 
 // The console in a real browser (Debian's Chromium through playwright-core), against the API on a random
@@ -19,7 +19,7 @@ async function signInThroughPage(page: Page, url: string, email: string, passwor
   await page.getByTestId('role').waitFor();
 }
 
-describe('console in a browser', () => {
+describe('console in a browser', { skip: BROWSER_MISSING }, () => {
   let t: TestApp;
   let desk: Browser;
   let campaignId = '';

@@ -9,6 +9,8 @@ import { buildWeb } from '../../scripts/build-web.ts';
 // flags keep Chromium off the network: this machine reaches none but the package registries.
 
 export const CHROMIUM = process.env.PUNCHCARD_CHROMIUM ?? '/usr/bin/chromium';
+/** Why browser tests skip here (no Chromium, outside CI: loudly, as a skipped suite), or false. CI fails instead. */
+export const BROWSER_MISSING = !existsSync(CHROMIUM) && process.env.CI !== 'true' ? `no browser at ${CHROMIUM} (apt-get install chromium)` : false;
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** Screenshots the tests take, for a person to look at (a few are copied to docs/console for the README). */
