@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type SqlBool } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
+import { lockCustomerRows } from './customer-locks.ts';
 import { fromJson } from './json.ts';
 import { prepared } from './prepared.ts';
 import type { LoyaltyBucketsTable, LoyaltyPendingPointsTable, VoucherTransactionsTable } from './schema.ts';
@@ -32,8 +33,7 @@ export async function lockCards(db: Executor, projectId: string, ids: readonly s
 
 /** Serialises joins of one customer (join-once is checked by reading the customer's cards). */
 export async function lockCustomer(db: Executor, projectId: string, customerId: string): Promise<void> {
-  if (!isPostgres(db)) return;
-  await db.selectFrom('customers').select('id').where('project_id', '=', projectId).where('id', '=', customerId).forUpdate().execute();
+  await lockCustomerRows(db, projectId, [customerId]);
 }
 
 // ---- members ----

@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { COUNTED_STATUSES } from '../domain/orders/order-status.ts';
 import type { CatalogProduct, CatalogSku } from '../domain/orders/order-math.ts';
 import { isPostgres, type Db, type Executor } from './db.ts';
+import { lockCustomerRows } from './customer-locks.ts';
 import { fromJson } from './json.ts';
 import { prepared, type PreparedQuery } from './prepared.ts';
 import type { OrdersTable } from './schema.ts';
@@ -89,15 +90,7 @@ export async function markOrderPaid(db: Executor, projectId: string, id: string,
  * change of the same customer committed, so its latest-order subquery sees that change's order too.
  */
 export async function lockCustomers(db: Executor, projectId: string, customerIds: readonly string[]): Promise<void> {
-  if (customerIds.length === 0 || !isPostgres(db)) return;
-  await db
-    .selectFrom('customers')
-    .select('id')
-    .where('project_id', '=', projectId)
-    .where('id', 'in', [...customerIds].sort())
-    .orderBy('id')
-    .forUpdate()
-    .execute();
+  await lockCustomerRows(db, projectId, customerIds);
 }
 
 const customerOrderSummaryUpdate = prepared((db, p: { projectId: string; customerId: string; countDelta: number; amountDelta: number; redeemed: number | undefined }) => {

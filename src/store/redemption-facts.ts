@@ -43,6 +43,10 @@ const liveVouchersById = prepared((db, p: { projectId: string; ids: string[] }) 
   db.selectFrom('vouchers').selectAll().where('project_id', '=', p.projectId).where('binned_at', 'is', null).where('id', 'in', p.ids),
 );
 
+const liveVouchersByCodeKeyLocked = prepared((db, p: { projectId: string; codeKeys: string[] }) =>
+  db.selectFrom('vouchers').selectAll().where('project_id', '=', p.projectId).where('binned_at', 'is', null).where('code_key', 'in', p.codeKeys).orderBy('id').forUpdate(),
+);
+
 const liveVouchersLocked = prepared((db, p: { projectId: string; ids: string[] }) =>
   db.selectFrom('vouchers').selectAll().where('project_id', '=', p.projectId).where('binned_at', 'is', null).where('id', 'in', p.ids).orderBy('id').forUpdate(),
 );
@@ -61,6 +65,14 @@ export interface VoucherName {
  */
 export async function findVouchersForRedemption(db: Executor, projectId: string, names: readonly VoucherName[], lock: boolean): Promise<VoucherRow[]> {
   if (names.length === 0) return [];
+  const allByCode = names.every((n) => n.codeKey !== null);
+  if (lock && isPostgres(db) && allByCode) {
+    // The usual request names its vouchers by code: found, locked in id order and read under the lock
+    // by one statement. A name that is no code falls through to the lookups below.
+    const codeKeys = [...new Set(names.map((n) => n.codeKey as string))];
+    const rows = await liveVouchersByCodeKeyLocked.all(db, { projectId, codeKeys });
+    if (new Set(rows.map((r) => r.code_key)).size === codeKeys.length) return rows;
+  }
   // Two indexed lookups rather than `code_key IN … OR id IN …`: SQLite cannot serve that OR from the
   // vouchers_code index and the primary key together and scans every voucher of the database instead.
   // A name found as a code is not looked up as an id.

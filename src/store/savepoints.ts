@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Tx } from './db.ts';
+import { forgetCustomerLocks } from './customer-locks.ts';
 import { dropHeldEvents, heldEventCount } from './events.ts';
 
 /**
@@ -18,6 +19,7 @@ export async function inSavepoint<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {
     await sql`rollback to savepoint step`.execute(tx);
     await sql`release savepoint step`.execute(tx);
     dropHeldEvents(tx, events);
+    forgetCustomerLocks(tx);
     throw error;
   }
   await sql`release savepoint step`.execute(tx);
