@@ -261,3 +261,34 @@ export async function walletVouchers(db: Executor, projectId: string, customerId
     .limit(limit)
     .execute();
 }
+
+/**
+ * Vouchers that nobody holds and anyone may use (standalone vouchers and unassigned codes of discount and
+ * gift card campaigns), newest first, as qualification candidates. Only what could still be redeemed at
+ * `now` is read (active, not expired, redemptions left, campaign live), so the limit is spent on usable
+ * codes. The walk follows `vouchers_created` (project, created_at, id) and stops after `limit` rows.
+ */
+export async function unheldVouchers(db: Executor, projectId: string, now: string, limit: number): Promise<VoucherRow[]> {
+  return db
+    .selectFrom('vouchers as v')
+    .leftJoin('campaigns as c', (join) => join.onRef('c.id', '=', 'v.campaign_id').on('c.project_id', '=', projectId))
+    .selectAll('v')
+    .where('v.project_id', '=', projectId)
+    .where('v.binned_at', 'is', null)
+    .where('v.holder_id', 'is', null)
+    .where('v.active', '=', true)
+    .where('v.is_referral_code', '=', false)
+    .where('v.type', 'in', ['DISCOUNT_VOUCHER', 'GIFT_VOUCHER'])
+    .where((eb) => eb.or([eb('v.expiration_date', 'is', null), eb('v.expiration_date', '>', now)]))
+    .where((eb) => eb.or([eb('v.redemption_quantity', 'is', null), eb('v.redeemed_quantity', '<', eb.ref('v.redemption_quantity'))]))
+    .where((eb) =>
+      eb.or([
+        eb('v.campaign_id', 'is', null),
+        eb.and([eb('c.active', '=', true), eb('c.binned_at', 'is', null), eb('c.campaign_type', 'in', ['DISCOUNT_COUPONS', 'GIFT_VOUCHERS'])]),
+      ]),
+    )
+    .orderBy('v.created_at', 'desc')
+    .orderBy('v.id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -25,7 +25,8 @@ describe('qualifications and the client side', () => {
     const campaign = await f.ok('POST', '/v1/campaigns', {
       name: 'Wallet campaign',
       campaign_type: 'DISCOUNT_COUPONS',
-      vouchers_count: 2,
+      // One code, published below: the wallet holds it and no unassigned code of the campaign is left.
+      vouchers_count: 1,
       voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 700 } },
     });
     const pub: Json = await t.sdk().distributions.publications.create({ campaign: { name: campaign.name }, customer: { id: customer.id } } as never);
@@ -166,6 +167,61 @@ describe('qualifications and the client side', () => {
       assert.equal(allowed.valid, true, 'validation is always allowed');
       const elsewhere = (await t.clientSdk().validateStackable({ redeemables: [{ object: 'voucher', id: 'CLIENT-OFF' }], order: { amount: 1000 } } as never)) as Json;
       assert.equal(elsewhere.redeemables[0].result.error.key, 'not_found', "another project's code is unknown here");
+    });
+  });
+
+  describe('vouchers nobody holds (issue 19)', () => {
+    let u: TestApp;
+    let g: ReturnType<typeof fixtures>;
+    let buyer: Json;
+    let standalone: Json;
+    let unassigned: string;
+    let held: string;
+    let othersCode: string;
+
+    before(async () => {
+      u = await startTestApp();
+      g = fixtures(u);
+      buyer = await g.customer({ source_id: 'buyer-unheld' });
+      const other = await g.customer({ source_id: 'someone-else' });
+      standalone = await g.amountVoucher(300);
+      // Not candidates: inactive, expired, used up, a loyalty card, and codes other customers hold.
+      await g.amountVoucher(400, { active: false });
+      await g.amountVoucher(400, { expiration_date: '2020-01-01T00:00:00.000Z' });
+      const usedUp = await g.amountVoucher(400, { redemption: { quantity: 1 } });
+      await g.ok('POST', '/v1/redemptions', { redeemables: [{ object: 'voucher', id: usedUp.code }], order: { amount: 5000 } });
+      const campaign = await g.ok('POST', '/v1/campaigns', {
+        name: 'Unassigned codes',
+        campaign_type: 'DISCOUNT_COUPONS',
+        vouchers_count: 3,
+        voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 150 } },
+      });
+      held = ((await u.sdk().distributions.publications.create({ campaign: { name: campaign.name }, customer: { id: buyer.id } } as never)) as Json).voucher.code;
+      othersCode = ((await u.sdk().distributions.publications.create({ campaign: { name: campaign.name }, customer: { id: other.id } } as never)) as Json).voucher.code;
+      const codes = (await g.ok('GET', `/v1/vouchers?campaign_id=${campaign.id}&limit=10`)).vouchers.map((v: Json) => v.code);
+      unassigned = codes.find((c: string) => c !== held && c !== othersCode);
+    });
+    after(async () => u.close());
+
+    const ids = async (body: Record<string, unknown>) => ((await u.sdk().qualifications.checkEligibility(body as never)) as Json).redeemables.data.map((r: Json) => r.id).sort();
+
+    test('ALL and the open scenarios offer standalone vouchers and unassigned campaign codes; the wallet scenario does not', async () => {
+      const everyone = [standalone.code, unassigned, held].sort();
+      assert.deepEqual(await ids({ customer: { id: buyer.id }, order: { amount: 5000 }, scenario: 'ALL', options: { limit: 50 } }), everyone);
+      assert.deepEqual(await ids({ customer: { id: buyer.id }, order: { amount: 5000 }, scenario: 'AUDIENCE_ONLY', options: { limit: 50 } }), everyone);
+      assert.deepEqual(await ids({ customer: { id: buyer.id }, order: { amount: 5000 }, scenario: 'CUSTOMER_WALLET', options: { limit: 50 } }), [held]);
+      assert.deepEqual(await ids({ order: { amount: 5000 }, options: { limit: 50 } }), [standalone.code, unassigned].sort(), 'no customer: what anyone may use');
+    });
+
+    test('filters and sorting see them: holder_role, BEST_DEAL with limit', async () => {
+      const owned = await ids({ customer: { id: buyer.id }, order: { amount: 5000 }, options: { filters: { holder_role: { conditions: { $is: ['OWNER'] } } } } });
+      assert.deepEqual(owned, [held]);
+      const nobodys = await ids({ customer: { id: buyer.id }, order: { amount: 5000 }, options: { filters: { holder_role: { conditions: { $is_unknown: [] } } } } });
+      assert.deepEqual(nobodys, [standalone.code, unassigned].sort());
+      const best = (await u.sdk().qualifications.checkEligibility({ customer: { id: buyer.id }, order: { amount: 5000 }, options: { sorting_rule: 'BEST_DEAL', limit: 1 } } as never)) as Json;
+      assert.deepEqual(best.redeemables.data.map((r: Json) => r.id), [standalone.code]);
+      assert.equal(best.redeemables.data[0].order.total_amount, 4700);
+      assert.equal(best.redeemables.has_more, true);
     });
   });
 });

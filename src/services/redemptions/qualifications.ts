@@ -8,7 +8,7 @@ import { renderCampaigns } from '../campaigns/render.ts';
 import { renderVoucherRows } from '../vouchers/vouchers.ts';
 import { listStacks } from '../../store/promotion-stacks.ts';
 import { listTiers } from '../../store/promotion-tiers.ts';
-import { walletVouchers } from '../../store/redemption-facts.ts';
+import { unheldVouchers, walletVouchers } from '../../store/redemption-facts.ts';
 import type { Actor, Deps } from '../context.ts';
 import { availabilityAt } from '../promotions/availability.ts';
 import { loadFacts, loadOrder, type CustomerFacts, type Facts, type OrderFacts, type Resolved, type SentRedeemable } from './facts.ts';
@@ -17,7 +17,8 @@ import { calculatedOrder, entryOf, stackingRulesEcho, type Json } from './respon
 import { effectiveStackingRules } from './stacking-rules.ts';
 
 // Qualifications (promotions reference 8): which redeemables a customer and order qualify for. The
-// candidates of the scenario (the customer's wallet, the promotion tiers available now, the promotion
+// candidates of the scenario (the customer's wallet, the vouchers nobody holds that anyone may use —
+// standalone vouchers and unassigned campaign codes —, the promotion tiers available now, the promotion
 // stacks) are loaded in batches and each is evaluated on its own with the validation engine against the
 // original order; nothing is stored. At most CANDIDATE_LIMIT candidates of each kind are examined.
 
@@ -55,7 +56,8 @@ function subjectOf(r: Resolved): QualificationSubject | null {
       resourceType: 'voucher',
       voucherType: v.type,
       code: v.code,
-      holderRole: 'OWNER',
+      // Only the customer's own vouchers are candidates with a holder; the others nobody holds.
+      holderRole: v.holder_id ? 'OWNER' : null,
     };
   }
   if (r.kind === 'promotion_tier') {
@@ -134,7 +136,9 @@ export async function qualifyingTiers(deps: Deps, actor: Actor, request: Normali
 }
 
 const WALLET_SCENARIOS: readonly Scenario[] = ['ALL', 'CUSTOMER_WALLET', 'AUDIENCE_ONLY', 'PRODUCTS', 'PRODUCTS_DISCOUNT', 'PRODUCTS_BY_CUSTOMER', 'PRODUCTS_DISCOUNT_BY_CUSTOMER'];
-const TIER_SCENARIOS: readonly Scenario[] = ['ALL', 'AUDIENCE_ONLY', 'PRODUCTS', 'PRODUCTS_DISCOUNT'];
+// Every scenario but the wallet and stacks ones looks at all that is available to the customer (vendor
+// scenario descriptions): the vouchers nobody holds and the promotion tiers, besides the wallet.
+const OPEN_SCENARIOS: readonly Scenario[] = ['ALL', 'AUDIENCE_ONLY', 'PRODUCTS', 'PRODUCTS_DISCOUNT', 'PRODUCTS_BY_CUSTOMER', 'PRODUCTS_DISCOUNT_BY_CUSTOMER'];
 
 export async function checkEligibility(deps: Deps, actor: Actor, input: QualificationsInput): Promise<QualificationsResponseOut> {
   const scenario: Scenario = input.scenario ?? 'ALL';
@@ -160,7 +164,8 @@ export async function checkEligibility(deps: Deps, actor: Actor, input: Qualific
   if (WALLET_SCENARIOS.includes(scenario) && customer.id !== null) {
     for (const v of await walletVouchers(deps.db, actor.projectId, customer.id, CANDIDATE_LIMIT)) sent.push({ object: 'voucher', id: v.id });
   }
-  if (TIER_SCENARIOS.includes(scenario)) {
+  if (OPEN_SCENARIOS.includes(scenario)) {
+    for (const v of await unheldVouchers(deps.db, actor.projectId, deps.clock.now().toISOString(), CANDIDATE_LIMIT)) sent.push({ object: 'voucher', id: v.id });
     const available = await availabilityAt(deps.db, actor.projectId, deps.clock.now());
     const { items } = await listTiers(deps.db, { projectId: actor.projectId, limit: CANDIDATE_LIMIT, offset: 0, order: '-created_at', available });
     for (const t of items) sent.push({ object: 'promotion_tier', id: t.tier.id });
