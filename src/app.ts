@@ -22,6 +22,7 @@ import { installIdempotency } from './http/plugins/idempotency.ts';
 import { installMetrics } from './http/plugins/metrics.ts';
 import { installOpenApi } from './http/plugins/openapi.ts';
 import { installRateLimits } from './http/plugins/rate-limit.ts';
+import { installRequestLeniency } from './http/plugins/request-leniency.ts';
 import { installTurns } from './http/plugins/turns.ts';
 import { installTextGuard, installValidators } from './http/plugins/validation.ts';
 import { registerRoutes } from './http/routes/index.ts';
@@ -85,6 +86,7 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
   installTextGuard(app);
   installErrorHandling(app);
   installBodyParsers(app);
+  installRequestLeniency(app);
 
   const authenticator = new Authenticator(deps);
   installAuth(app, authenticator);

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { domainError } from '../../domain/errors.ts';
 
@@ -31,6 +31,15 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
+const FORM = 'application/x-www-form-urlencoded';
+
+/** Whether the request's route declares that it consumes form bodies (no route at all: the 404 answers). */
+function takesForms(request: FastifyRequest): boolean {
+  if (request.is404) return true;
+  const consumes = (request.routeOptions.schema as { consumes?: unknown } | undefined)?.consumes;
+  return Array.isArray(consumes) && consumes.includes(FORM);
+}
+
 // The official SDK sends `Content-Type: application/json` with no body on GET and DELETE, which the
 // default parser refuses; an empty body is simply no body. JSON is parsed without prototype pollution,
 // and only after its nesting was measured.
@@ -50,13 +59,23 @@ export function installBodyParsers(app: FastifyInstance): void {
     }
   });
 
-  // OAuth endpoints take form bodies (seed 4.2, 4.3).
+  // Form bodies only where the vendor takes them: the OAuth endpoints (seed 4.2, 4.3), which say so with
+  // `consumes` in their schema. Anywhere else a form is refused like any other foreign type: read as
+  // JSON-less fields it would pass a schema that requires nothing and, for instance, create a blank
+  // customer from `curl -d '{"name":"x"}'`.
   app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
+    FORM,
     { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES },
-    (_request, body, done) => {
+    (request, body, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
-      done(null, Object.fromEntries(new URLSearchParams(text)));
+      if (takesForms(request)) return done(null, Object.fromEntries(new URLSearchParams(text)));
+      if (text === '') return done(null, undefined);
+      done(
+        domainError('unsupported_media_type', {
+          details: 'Content-Type application/x-www-form-urlencoded is accepted only by the OAuth endpoints; send application/json',
+        }),
+        undefined,
+      );
     },
   );
 

@@ -1,5 +1,13 @@
-import { DomainError } from '../../domain/errors.ts';
-import type { CustomersBulkInput, MetadataBulkInput, OrdersImportInput, ProductsBulkInput, VouchersBulkInput, VouchersMetadataBulkInput } from '../../http/schemas/bulk.ts';
+import { DomainError, domainError } from '../../domain/errors.ts';
+import type {
+  CustomersBulkInput,
+  MetadataBulkInput,
+  OrdersImportInput,
+  ProductsBulkInput,
+  ProductsMetadataBulkInput,
+  VouchersBulkInput,
+  VouchersMetadataBulkInput,
+} from '../../http/schemas/bulk.ts';
 import { Slice, transactionSliceMs, yieldToRequests } from '../../lib/slices.ts';
 import { lockLiveCustomerById, lockLiveCustomerBySourceId } from '../../store/bulk.ts';
 import type { CustomerFields } from '../../store/customers.ts';
@@ -53,7 +61,9 @@ type VoucherItem = VouchersBulkInput[number];
 export type BulkPayload =
   | { kind: typeof CUSTOMERS_BULK_UPDATE; source: EventSource; items: CustomerItem[] }
   | { kind: typeof PRODUCTS_BULK_UPDATE; source: EventSource; items: ProductItem[] }
-  | { kind: typeof CUSTOMERS_METADATA_UPDATE | typeof PRODUCTS_METADATA_UPDATE; source: EventSource; source_ids: string[]; metadata: Record<string, unknown> }
+  | { kind: typeof CUSTOMERS_METADATA_UPDATE; source: EventSource; source_ids: string[]; metadata: Record<string, unknown> }
+  // `product_ids` is absent from jobs queued before products could be named by id.
+  | { kind: typeof PRODUCTS_METADATA_UPDATE; source: EventSource; source_ids: string[]; product_ids?: string[]; metadata: Record<string, unknown> }
   | { kind: typeof VOUCHERS_BULK_UPDATE; source: EventSource; items: VoucherItem[] }
   | { kind: typeof VOUCHERS_METADATA_UPDATE; source: EventSource; codes: string[]; metadata: Record<string, unknown> }
   | { kind: typeof ORDERS_IMPORT; source: EventSource; items: OrdersImportInput };
@@ -62,7 +72,7 @@ export type BulkPayload =
  * What names the item an error is about: customers and products by source_id, vouchers by code (the
  * vendor's result schemas); an imported order by its source_id, or by its position in the array (`row`, from 0).
  */
-type ItemRef = { source_id: string } | { code: string } | { row: number };
+type ItemRef = { source_id: string } | { id: string } | { code: string } | { row: number };
 
 export type BulkError = { key: string; message: string; details: string } & ItemRef;
 
@@ -92,14 +102,26 @@ async function enqueue(deps: Deps, actor: Actor, kind: BulkKind, payload: BulkPa
 export const enqueueCustomersBulkUpdate = (deps: Deps, actor: Actor, items: CustomersBulkInput) =>
   enqueue(deps, actor, CUSTOMERS_BULK_UPDATE, { kind: CUSTOMERS_BULK_UPDATE, source: actor.source, items });
 
+// Every member of a metadata update is optional, as in the vendor's schemas: nothing named updates nothing.
 export const enqueueCustomersMetadataUpdate = (deps: Deps, actor: Actor, input: MetadataBulkInput) =>
-  enqueue(deps, actor, CUSTOMERS_METADATA_UPDATE, { kind: CUSTOMERS_METADATA_UPDATE, source: actor.source, ...input });
+  enqueue(deps, actor, CUSTOMERS_METADATA_UPDATE, {
+    kind: CUSTOMERS_METADATA_UPDATE,
+    source: actor.source,
+    source_ids: input.source_ids ?? [],
+    metadata: input.metadata ?? {},
+  });
 
 export const enqueueProductsBulkUpdate = (deps: Deps, actor: Actor, items: ProductsBulkInput) =>
   enqueue(deps, actor, PRODUCTS_BULK_UPDATE, { kind: PRODUCTS_BULK_UPDATE, source: actor.source, items });
 
-export const enqueueProductsMetadataUpdate = (deps: Deps, actor: Actor, input: MetadataBulkInput) =>
-  enqueue(deps, actor, PRODUCTS_METADATA_UPDATE, { kind: PRODUCTS_METADATA_UPDATE, source: actor.source, ...input });
+export const enqueueProductsMetadataUpdate = (deps: Deps, actor: Actor, input: ProductsMetadataBulkInput) =>
+  enqueue(deps, actor, PRODUCTS_METADATA_UPDATE, {
+    kind: PRODUCTS_METADATA_UPDATE,
+    source: actor.source,
+    source_ids: input.source_ids ?? [],
+    product_ids: input.product_ids ?? [],
+    metadata: input.metadata ?? {},
+  });
 
 export const enqueueVouchersBulkUpdate = (deps: Deps, actor: Actor, items: VouchersBulkInput) =>
   enqueue(deps, actor, VOUCHERS_BULK_UPDATE, { kind: VOUCHERS_BULK_UPDATE, source: actor.source, items });
@@ -109,7 +131,7 @@ export const enqueueOrdersImport = (deps: Deps, actor: Actor, items: OrdersImpor
   enqueue(deps, actor, ORDERS_IMPORT, { kind: ORDERS_IMPORT, source: actor.source, items });
 
 export const enqueueVouchersMetadataUpdate = (deps: Deps, actor: Actor, input: VouchersMetadataBulkInput) =>
-  enqueue(deps, actor, VOUCHERS_METADATA_UPDATE, { kind: VOUCHERS_METADATA_UPDATE, source: actor.source, codes: input.codes, metadata: input.metadata });
+  enqueue(deps, actor, VOUCHERS_METADATA_UPDATE, { kind: VOUCHERS_METADATA_UPDATE, source: actor.source, codes: input.codes ?? [], metadata: input.metadata ?? {} });
 
 // ---- customers ----
 
@@ -187,6 +209,16 @@ async function writeProduct(tx: Tx, deps: Deps, actor: Actor, sourceId: string, 
   await recordProductUpdated(deps, actor, tx, { product_id: existing.id, changes: fields, ...(mergeMetadata ? { metadata_merged: true } : {}) });
 }
 
+/** Merges metadata into an existing product named by id; an unknown id is the item's 404 (ids never create). */
+async function mergeProductMetadataById(tx: Tx, deps: Deps, actor: Actor, id: string, metadata: Record<string, unknown>): Promise<void> {
+  const existing = await productStore.lockLiveProduct(tx, actor.projectId, id);
+  if (!existing || existing.id !== id) throw domainError('not_found', { details: `Cannot find product with id ${id}` });
+  const merged = { ...fromJson<Record<string, unknown>>(existing.metadata, {}), ...metadata };
+  await assertMetadata(tx, actor.projectId, 'product', merged);
+  await productStore.updateLiveProduct(tx, actor.projectId, existing.id, { metadata: toJson(merged), updated_at: deps.clock.now().toISOString() });
+  await recordProductUpdated(deps, actor, tx, { product_id: existing.id, changes: { metadata }, metadata_merged: true });
+}
+
 // ---- the job ----
 
 /** Items per slice at most; a slice also ends once it has taken transactionSliceMs (src/lib/slices.ts). */
@@ -212,7 +244,10 @@ function itemsOf(deps: Deps, actor: Actor, payload: BulkPayload): BulkItem[] {
     case CUSTOMERS_METADATA_UPDATE:
       return payload.source_ids.map((sourceId) => ({ ref: { source_id: sourceId }, apply: (tx) => mergeCustomerMetadata(tx, deps, actor, sourceId, payload.metadata) }));
     case PRODUCTS_METADATA_UPDATE:
-      return payload.source_ids.map((sourceId) => ({ ref: { source_id: sourceId }, apply: (tx) => writeProduct(tx, deps, actor, sourceId, { metadata: payload.metadata }, true) }));
+      return [
+        ...payload.source_ids.map((sourceId) => ({ ref: { source_id: sourceId }, apply: (tx: Tx) => writeProduct(tx, deps, actor, sourceId, { metadata: payload.metadata }, true) })),
+        ...(payload.product_ids ?? []).map((id) => ({ ref: { id }, apply: (tx: Tx) => mergeProductMetadataById(tx, deps, actor, id, payload.metadata) })),
+      ];
     // Vouchers are never created here (the vendor: "upserts are not supported"): an unknown code is a 404 item error.
     case VOUCHERS_BULK_UPDATE:
       return payload.items.map((item) => ({ ref: { code: item.code }, apply: (tx) => mergeVoucherMetadata(tx, deps, actor, item.code, item.metadata) }));

@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import qs from 'qs';
 import secureJson from 'secure-json-parse';
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../../src/http/plugins/body-parsers.ts';
+import { lenientBody, lenientBodyKind } from '../../../src/http/plugins/request-leniency.ts';
 import { isDateOrDateTime, textProblem } from '../../../src/http/plugins/validation.ts';
 import { querySchema, type Operation, type Schema } from './openapi.ts';
 
@@ -49,6 +50,10 @@ export function bodyAccepted(op: Operation, value: unknown): boolean {
   if (containsUnstorableText(value)) return false;
   if (!op.body) return true;
   const validate = validator(bodyAjv, op.body.schema);
+  // Where an operation requires no body members, a body that carries nothing is read as the empty
+  // payload before validation (src/http/plugins/request-leniency.ts).
+  const lenient = lenientBodyKind(op.body.schema);
+  if (lenient !== null) value = lenientBody(lenient, value);
   // Some routes read a missing or null body as `{}` before validation (routes/redemptions/empty-body.ts).
   if (value === undefined || value === null) return validate(null) || validate({});
   // Validation may coerce or fill defaults in place; never touch the caller's value.
@@ -104,7 +109,12 @@ function readings(contentType: string | undefined): Reading[] {
 
 function bodyRefusedAs(op: Operation, reading: Reading, text: string): boolean {
   if (reading === 'other') return text !== '' || !bodyAccepted(op, undefined);
-  if (reading === 'form') return !bodyAccepted(op, text === '' ? undefined : Object.fromEntries(new URLSearchParams(text)));
+  if (reading === 'form') {
+    // Only operations that consume forms (OAuth) parse them; elsewhere a non-empty form is a 415.
+    if (text === '') return !bodyAccepted(op, undefined);
+    if (op.body?.contentType !== 'application/x-www-form-urlencoded') return true;
+    return !bodyAccepted(op, Object.fromEntries(new URLSearchParams(text)));
+  }
   if (text.trim() === '') return !bodyAccepted(op, undefined);
   if (nestsDeeperThan(text, MAX_BODY_DEPTH)) return true;
   let parsed: unknown;

@@ -1,7 +1,7 @@
 import type { RouteContext, TypedApp } from '../../../app.ts';
 import * as bulk from '../../../services/bulk/bulk.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { AsyncActionCreated, CustomersBulkBody, MetadataBulkBody, ProductsBulkBody, VouchersBulkBody, VouchersMetadataBulkBody } from '../../schemas/bulk.ts';
+import { AsyncActionCreated, CustomersBulkBody, MetadataBulkBody, ProductsBulkBody, ProductsMetadataBulkBody, VouchersBulkBody, VouchersMetadataBulkBody } from '../../schemas/bulk.ts';
 import { errorResponses } from '../../schemas/common.ts';
 
 // 202 with the async action id; the work runs in the worker. `config.bulk` makes these calls count
@@ -60,8 +60,8 @@ export function registerBulkRoutes(app: TypedApp, { deps }: RouteContext): void 
       schema: {
         tags: ['Products'],
         operationId: 'updateProductsMetadataInBulk',
-        summary: 'Merge metadata into many products by source_id in the background (async action PRODUCTS.METADATA_UPDATE)',
-        body: MetadataBulkBody,
+        summary: 'Merge metadata into many products by source_id or id in the background (async action PRODUCTS.METADATA_UPDATE)',
+        body: ProductsMetadataBulkBody,
         response: { 202: AsyncActionCreated, ...errorResponses(413, 429) },
       },
     },

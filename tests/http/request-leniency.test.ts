@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { lenientBodyKind } from '../../src/http/plugins/request-leniency.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+// One leniency rule for the whole API (src/http/plugins/request-leniency.ts): where an operation requires
+// no body members, a missing or empty body, `null`, or a JSON value of another kind counts as no body.
+// The vendor's generated clients send no body at all when a call has no payload.
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+/** Every way a client says "nothing": no body, an empty JSON body, and JSON values that carry no members. */
+const NOTHING: Array<{ label: string; body?: string }> = [
+  { label: 'no body' },
+  { label: 'an empty body labelled JSON', body: '' },
+  { label: 'null', body: 'null' },
+  { label: 'a bare number', body: '5' },
+  { label: 'a bare string', body: '"x"' },
+  { label: 'true', body: 'true' },
+  { label: 'an array', body: '[]' },
+];
+
+describe('request leniency: bodies that carry nothing', () => {
+  let t: TestApp;
+  let campaignId: string;
+  before(async () => {
+    t = await startTestApp();
+    const campaign: Json = await t.sdk().campaigns.create({
+      name: 'Lenient',
+      campaign_type: 'DISCOUNT_COUPONS',
+      vouchers_count: 0,
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 10 } },
+    } as never);
+    campaignId = campaign.id;
+    await t.sdk().vouchers.create({ code: 'LENIENT-1', type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } as never);
+  });
+  after(async () => t.close());
+
+  function send(method: string, path: string, body: string | undefined) {
+    // No Content-Type without a body, as the generated client sends it; JSON's otherwise.
+    return t.request(method, path, body === undefined ? {} : { headers: { ...t.serverHeaders(), 'content-type': 'application/json' }, body });
+  }
+
+  for (const { label, body } of NOTHING) {
+    test(`${label}: voucher disable and enable, and campaign vouchers, answer as for {}`, async () => {
+      const disabled = await send('POST', '/v1/vouchers/LENIENT-1/disable', body);
+      assert.equal(disabled.status, 200, disabled.text);
+      assert.equal(disabled.body.active, false);
+      const enabled = await send('POST', '/v1/vouchers/LENIENT-1/enable', body);
+      assert.equal(enabled.status, 200, enabled.text);
+      assert.equal(enabled.body.active, true);
+
+      const generated = await send('POST', `/v1/campaigns/${campaignId}/vouchers`, body);
+      assert.equal(generated.status, 200, generated.text);
+      assert.equal(generated.body.campaign_id, campaignId);
+      assert.equal(generated.body.discount.percent_off, 10);
+
+      const code = `GIVEN-${NOTHING.findIndex((n) => n.label === label)}`;
+      const named = await send('POST', `/v1/campaigns/${campaignId}/vouchers/${code}`, body);
+      assert.equal(named.status, 200, named.text);
+      assert.equal(named.body.code, code);
+      assert.equal(named.body.campaign_id, campaignId);
+    });
+  }
+
+  test('a list operation that requires no items takes no body as an empty list; an object is still refused', async () => {
+    for (const { label, body } of NOTHING.filter((n) => n.body !== '[]')) {
+      const res = await send('POST', '/v1/products/bulk/async', body);
+      assert.equal(res.status, 202, `${label}: ${res.text}`);
+      assert.match(res.body.async_action_id, /^aa_/);
+    }
+    const object = await send('POST', '/v1/products/bulk/async', '{"products":[]}');
+    assert.equal(object.status, 400, object.text);
+    assert.equal(object.body.key, 'invalid_payload');
+    assert.equal(object.body.details, 'Payload should be array');
+  });
+
+  test('an operation that requires members still refuses a body that carries none, with the standard error body', async () => {
+    for (const { label, body } of NOTHING) {
+      const res = await send('POST', '/v1/validations', body);
+      assert.equal(res.status, 400, `${label}: ${res.text}`);
+      assert.deepEqual(Object.keys(res.body).sort(), ['code', 'details', 'key', 'message', 'request_id']);
+      assert.equal(res.body.key, 'invalid_payload');
+    }
+    const bare = await send('POST', '/v1/validations', '5');
+    assert.equal(bare.body.details, 'Payload should be object');
+  });
+
+  test('a body that does carry members is validated as before', async () => {
+    const res = await t.request('POST', `/v1/campaigns/${campaignId}/vouchers/TYPED`, { json: { metadata: 5 } });
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.body.key, 'invalid_payload');
+  });
+
+  test('every operation that requires no body members accepts null in place of a body (the rule is applied in one place)', async () => {
+    const doc = (await t.request('GET', '/openapi.json')).body;
+    let tried = 0;
+    for (const [path, item] of Object.entries<Json>(doc.paths)) {
+      for (const [method, operation] of Object.entries<Json>(item)) {
+        const content = operation?.requestBody?.content;
+        const [contentType, media] = content ? (Object.entries<Json>(content)[0] ?? []) : [];
+        if (contentType !== 'application/json' || lenientBodyKind(media?.schema) === null) continue;
+        if (!path.startsWith('/v1/') || path.startsWith('/v1/oauth')) continue;
+        // Unknown ids in the path: the answer is 404 (or another refusal of the request's meaning), which
+        // comes after validation; what must never come is the schema's refusal of the body's kind.
+        const concrete = path.replace(/\{[^}]+\}/g, 'unknown_1');
+        const res = await send(method.toUpperCase(), concrete, 'null');
+        tried++;
+        assert.ok(res.status < 500, `${method.toUpperCase()} ${path}: ${res.status} ${res.text}`);
+        assert.doesNotMatch(String(res.body?.details ?? ''), /^Payload should be (object|array)$/, `${method.toUpperCase()} ${path}`);
+      }
+    }
+    assert.ok(tried >= 40, `only ${tried} operations take an optional body`);
+  });
+});
+
+describe('form bodies: only the OAuth endpoints take them', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(async () => t.close());
+
+  const FORM = 'application/x-www-form-urlencoded';
+
+  test('a JSON text sent as a form (curl -d without a content type) creates nothing: 415 with the standard error body', async () => {
+    for (const contentType of [FORM, `${FORM}; charset=utf-8`]) {
+      const res = await t.request('POST', '/v1/customers', { headers: { ...t.serverHeaders(), 'content-type': contentType }, body: '{"name":"Form"}' });
+      assert.equal(res.status, 415, res.text);
+      assert.deepEqual(Object.keys(res.body).sort(), ['code', 'details', 'key', 'message', 'request_id']);
+      assert.equal(res.body.code, 415);
+      assert.equal(res.body.key, 'unsupported_media_type');
+      assert.match(res.body.details, /OAuth/);
+    }
+    const fields = await t.request('POST', '/v1/customers', { form: { name: 'Form', email: 'form@example.com' } });
+    assert.equal(fields.status, 415, fields.text);
+    const updated = await t.request('PUT', '/v1/vouchers/ANY', { form: { active: 'false' } });
+    assert.equal(updated.status, 415, updated.text);
+    const customers = await t.deps.db.selectFrom('customers').select('id').execute();
+    assert.equal(customers.length, 0);
+  });
+
+  test('an empty form is no body (the leniency rule applies); an unknown path is still a 404', async () => {
+    await t.sdk().vouchers.create({ code: 'FORM-1', type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } as never);
+    const empty = await t.request('POST', '/v1/vouchers/FORM-1/disable', { headers: { ...t.serverHeaders(), 'content-type': FORM }, body: '' });
+    assert.equal(empty.status, 200, empty.text);
+    assert.equal(empty.body.active, false);
+    const unknown = await t.request('POST', '/v1/no-such-thing', { form: { a: 'b' } });
+    assert.equal(unknown.status, 404, unknown.text);
+  });
+
+  test('the OAuth endpoints still take forms', async () => {
+    const issued = await t.request('POST', '/v1/oauth/token', { form: { grant_type: 'client_credentials', scope: 'api' } });
+    assert.equal(issued.status, 200, issued.text);
+    const seen = await t.request('POST', '/v1/oauth/introspect', { form: { access_token: issued.body.access_token } });
+    assert.equal(seen.status, 200, seen.text);
+    assert.equal(seen.body.active, true);
+    const revoked = await t.request('POST', '/v1/oauth/token/revoke', { form: { access_token: issued.body.access_token } });
+    assert.equal(revoked.status, 204, revoked.text);
+  });
+});
