@@ -1,6 +1,8 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import type { FieldCatalog, ParsedFilter } from '../domain/filters/filter.ts';
 import type { DefinitionsView } from './definitions.ts';
-import type { Executor } from './db.ts';
+import type { Dialect, Executor } from './db.ts';
+import { filterCondition } from './filter-sql.ts';
 import { prepared } from './prepared.ts';
 import type { CampaignStatus, CampaignsTable, CampaignType } from './schema.ts';
 
@@ -78,10 +80,91 @@ export interface CampaignListQuery {
   campaignTypes?: readonly CampaignType[];
   status?: CampaignStatus;
   isReferralCode?: boolean;
+  filter?: ParsedFilter;
+  /** State filters (CampaignState), each a non-empty list of alternatives. */
+  states?: readonly (readonly CampaignState[])[];
+  dialect: Dialect;
+  now: Date;
+}
+
+/** The fields `filters[…]` may name on the campaign list (vendor ParameterFiltersListCampaigns), and the columns they read. */
+export const campaignFilterFields: FieldCatalog = (field) => {
+  if (field.startsWith('metadata.') && field.length > 'metadata.'.length) {
+    return { kind: 'json', column: 'metadata', member: field.slice('metadata.'.length) };
+  }
+  switch (field) {
+    case 'campaigns':
+    case 'name':
+      return { kind: 'text', column: 'name' };
+    case 'campaigns_id':
+    case 'id':
+      return { kind: 'text', column: 'id' };
+    case 'campaign_status':
+      return { kind: 'text', column: 'creation_status' };
+    case 'categories':
+    case 'category_ids':
+      return { kind: 'text', column: 'category_id' };
+    case 'type':
+    case 'campaign_type':
+      return { kind: 'text', column: field };
+    case 'voucher_type':
+      return { kind: 'json', column: 'voucher_template', member: 'type' };
+    case 'created_date':
+    case 'created_at':
+      return { kind: 'instant', column: 'created_at' };
+    case 'updated_at':
+    case 'start_date':
+    case 'expiration_date':
+      return { kind: 'instant', column: field };
+    // Stored as JSON objects; the vendor's date tests on them can only ask whether one is set.
+    case 'validity_timeframe':
+      return { kind: 'text', column: 'validity_timeframe' };
+    default:
+      return null;
+  }
+};
+
+/**
+ * The vendor's state filters of the campaign list, which take no operand:
+ * `filters[active][conditions][$enabled|$disabled|$expired|$active]` and
+ * `filters[status][conditions][$active|$failed|$in_progress|$expired|before_start]` (code generation).
+ */
+export type CampaignState = 'enabled' | 'disabled' | 'expired' | 'active' | 'generated' | 'failed' | 'in_progress' | 'before_start' | 'referral' | 'not_referral';
+
+function stateCondition(state: CampaignState, now: string): RawBuilder<SqlBool> {
+  switch (state) {
+    case 'enabled':
+      return sql<SqlBool>`(active = ${sql.lit(true)})`;
+    case 'disabled':
+      return sql<SqlBool>`(active = ${sql.lit(false)})`;
+    case 'expired':
+      return sql<SqlBool>`(expiration_date is not null and expiration_date < ${now})`;
+    case 'active':
+      return sql<SqlBool>`(active = ${sql.lit(true)} and (start_date is null or start_date <= ${now}) and (expiration_date is null or expiration_date > ${now}))`;
+    case 'generated':
+      return sql<SqlBool>`(vouchers_generation_status = 'DONE')`;
+    case 'failed':
+      return sql<SqlBool>`(vouchers_generation_status = 'FAILED')`;
+    case 'in_progress':
+      return sql<SqlBool>`(vouchers_generation_status in ('IN_PROGRESS', 'MODIFYING'))`;
+    case 'before_start':
+      return sql<SqlBool>`(start_date is not null and start_date > ${now})`;
+    // A campaign's codes are referral codes exactly when it is a referral program.
+    case 'referral':
+      return sql<SqlBool>`(campaign_type = 'REFERRAL_PROGRAM')`;
+    case 'not_referral':
+      return sql<SqlBool>`(campaign_type <> 'REFERRAL_PROGRAM')`;
+  }
 }
 
 export async function listLiveCampaigns(db: Executor, q: CampaignListQuery): Promise<{ rows: CampaignRow[]; total: number }> {
   let base = db.selectFrom('campaigns').where('project_id', '=', q.projectId).where('binned_at', 'is', null);
+  if (q.filter && q.filter.fields.length > 0) base = base.where(filterCondition(q.filter, q.dialect, q.now));
+  // Each state filter holds when any of its states does; the state filters and the others must all hold.
+  for (const states of q.states ?? []) {
+    const now = q.now.toISOString();
+    base = base.where(sql<SqlBool>`(${sql.join(states.map((s) => stateCondition(s, now)), sql` or `)})`);
+  }
   if (q.campaignTypes && q.campaignTypes.length > 0) base = base.where('campaign_type', 'in', q.campaignTypes);
   if (q.status !== undefined) base = base.where('creation_status', '=', q.status);
   if (q.isReferralCode !== undefined) {

@@ -104,7 +104,12 @@ function dateOf(value: FilterValue): string {
 }
 
 function condition(dialect: Dialect, spec: FieldSpec, c: FilterCondition, now: Date): Condition {
-  const column = sql.ref(spec.column);
+  const column: RawBuilder<unknown> =
+    spec.kind === 'absent'
+      ? sql`cast(null as text)`
+      : spec.kind === 'flag'
+        ? sql`(case when ${sql.ref(spec.column)} is null then null when ${sql.ref(spec.column)} then 'true' else 'false' end)`
+        : sql`${sql.ref(spec.column)}`;
   const text: RawBuilder<unknown> = spec.kind === 'json' ? jsonText(dialect, spec.column, spec.member as string) : column;
   const nowMs = now.getTime();
   const [first] = c.values;
@@ -112,6 +117,8 @@ function condition(dialect: Dialect, spec: FieldSpec, c: FilterCondition, now: D
   const equals = (value: FilterValue): Condition => {
     switch (spec.kind) {
       case 'text':
+      case 'flag':
+      case 'absent':
         return sql<SqlBool>`(${column} = ${String(value)})`;
       case 'number':
         return sql<SqlBool>`(${column} = ${numberParam(value)})`;
@@ -129,7 +136,7 @@ function condition(dialect: Dialect, spec: FieldSpec, c: FilterCondition, now: D
     }
   };
   const hasValue = (): Condition =>
-    spec.kind === 'text' || spec.kind === 'json' ? sql<SqlBool>`(${text} is not null and ${text} <> '')` : sql<SqlBool>`(${column} is not null)`;
+    spec.kind === 'text' || spec.kind === 'json' || spec.kind === 'flag' || spec.kind === 'absent' ? sql<SqlBool>`(${text} is not null and ${text} <> '')` : sql<SqlBool>`(${column} is not null)`;
   const between = (from: string, to: string, toExclusive: boolean): Condition =>
     toExclusive ? sql<SqlBool>`(${column} >= ${from} and ${column} < ${to})` : sql<SqlBool>`(${column} >= ${from} and ${column} <= ${to})`;
   /** A window relative to now: `days` ago (negative) or ahead (positive). */

@@ -45,6 +45,13 @@ export const publicationFilterFields: FieldCatalog = (field) => {
       return { kind: 'text', column: 'p.campaign_id' };
     case 'voucher_type':
       return { kind: 'text', column: 'v.type' };
+    case 'is_referral_code':
+      return { kind: 'flag', column: 'v.is_referral_code' };
+    case 'campaign_name':
+      return { kind: 'text', column: 'c.name' };
+    // No failure code is recorded with a publication.
+    case 'failure_code':
+      return { kind: 'absent', column: 'failure_code' };
     case 'created_at':
       return { kind: 'instant', column: 'p.created_at' };
     default:
@@ -65,6 +72,7 @@ export async function listPublications(db: Executor, q: PublicationListQuery): P
   let base = db
     .selectFrom('publications as p')
     .leftJoin('vouchers as v', (join) => join.onRef('v.id', '=', 'p.voucher_id').onRef('v.project_id', '=', 'p.project_id'))
+    .leftJoin('campaigns as c', (join) => join.onRef('c.id', '=', 'p.campaign_id').onRef('c.project_id', '=', 'p.project_id'))
     .where('p.project_id', '=', q.projectId);
   if (q.campaignId !== undefined) base = base.where('p.campaign_id', '=', q.campaignId);
   if (q.customerId !== undefined) base = base.where('p.customer_id', '=', q.customerId);

@@ -40,7 +40,21 @@ export const voucherFilterFields: FieldCatalog = (field) => {
     case 'campaign_id':
     case 'category_id':
     case 'type':
+    case 'id':
       return { kind: 'text', column: field };
+    // The names the vendor's dashboard and newer clients send for the same columns.
+    case 'campaign_ids':
+      return { kind: 'text', column: 'campaign_id' };
+    case 'category_ids':
+      return { kind: 'text', column: 'category_id' };
+    case 'voucher_type':
+      return { kind: 'text', column: 'type' };
+    case 'customer_id':
+    case 'holder':
+      return { kind: 'text', column: 'holder_id' };
+    case 'is_referral_code':
+    case 'active':
+      return { kind: 'flag', column: field };
     case 'created_at':
     case 'start_date':
     case 'expiration_date':

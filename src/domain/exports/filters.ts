@@ -242,6 +242,8 @@ export function operatorsOf(spec: FilterFieldSpec): readonly FilterOperator[] {
     case 'string':
       return [...PRESENCE, ...EQUALITY, ...TEXT_MATCH];
     case 'enum':
+      // The vendor's list filters offer the text tests on enumerated fields too (a redemption's `result`).
+      return [...PRESENCE, ...EQUALITY, ...TEXT_MATCH];
     case 'boolean':
       return [...PRESENCE, ...EQUALITY];
     case 'number':

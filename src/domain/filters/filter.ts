@@ -42,9 +42,11 @@ export type FilterOperator = (typeof FILTER_OPERATORS)[number];
  * - `number`: an integer column (amounts in minor units);
  * - `instant`: an ISO date-time text column (`created_at`);
  * - `date`: a `YYYY-MM-DD` text column (`birthdate`);
- * - `json`: one member of a JSON object column (`metadata.tier`), whose type is known only per row.
+ * - `json`: one member of a JSON object column (`metadata.tier`), whose type is known only per row;
+ * - `flag`: a boolean column, compared as the text `true` / `false` (the vendor filters them as strings);
+ * - `absent`: a field the vendor offers that Punchcard never records a value for (so every row lacks it).
  */
-export type FieldKind = 'text' | 'number' | 'instant' | 'date' | 'json';
+export type FieldKind = 'text' | 'number' | 'instant' | 'date' | 'json' | 'flag' | 'absent';
 
 export interface FieldSpec {
   kind: FieldKind;
@@ -105,6 +107,8 @@ const OPERATORS_BY_KIND: Record<FieldKind, ReadonlySet<FilterOperator>> = {
   instant: new Set([...PRESENCE, '$is', '$after', '$before', ...RELATIVE]),
   date: new Set([...PRESENCE, ...EQUALITY, '$after', '$before', ...RELATIVE]),
   json: new Set([...PRESENCE, ...EQUALITY, ...TEXT_MATCH, ...COMPARISON]),
+  flag: new Set([...PRESENCE, ...EQUALITY, ...TEXT_MATCH]),
+  absent: new Set([...PRESENCE, ...EQUALITY, ...TEXT_MATCH]),
 };
 
 const DATE_OR_DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -126,7 +130,8 @@ function isFilterValue(value: unknown): value is FilterValue {
   return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 }
 
-function checkValues(path: string, kind: FieldKind, operator: FilterOperator, values: unknown[]): FilterValue[] {
+function checkValues(path: string, kind: FieldKind, operator: FilterOperator, given: unknown[]): FilterValue[] {
+  const values = TIME_RELATIVE_OPERATORS.has(operator) ? given.map((v) => (typeof v === 'string' && /^\d{1,6}$/.test(v) ? Number(v) : v)) : given;
   const exactlyOne = (what: string, test: (v: unknown) => boolean): FilterValue[] => {
     if (values.length !== 1 || !test(values[0])) throw new FilterError(`Property ${path} should be an array of one ${what}`);
     return values as FilterValue[];
@@ -172,6 +177,7 @@ function checkValues(path: string, kind: FieldKind, operator: FilterOperator, va
     case '$less_than_ago':
     case '$more_than_future':
     case '$less_than_future':
+      // A query string carries the number as text (`filters[created_at][conditions][$more_than]=10`).
       return exactlyOne('non-negative integer (days)', (v) => Number.isInteger(v) && (v as number) >= 0);
     case '$count':
     case '$count_less':
@@ -179,6 +185,17 @@ function checkValues(path: string, kind: FieldKind, operator: FilterOperator, va
       // No field kind offers counts yet (array members of JSON cannot be counted in SQL on both dialects).
       throw new FilterError(`Property ${path} is not supported`);
   }
+}
+
+/**
+ * On a date or instant the vendor's `$more_than` / `$less_than` take a number of days (its
+ * FilterConditionsDateTime: "more days ago than"), which is what `$more_than_ago` / `$less_than_ago` say.
+ */
+function dateAlias(kind: FieldKind, operator: FilterOperator): FilterOperator {
+  if (kind !== 'instant' && kind !== 'date') return operator;
+  if (operator === '$more_than') return '$more_than_ago';
+  if (operator === '$less_than') return '$less_than_ago';
+  return operator;
 }
 
 export interface ParseOptions {
@@ -218,7 +235,7 @@ export function parseFilter(input: unknown, catalog: FieldCatalog, options: Pars
       if (!(FILTER_OPERATORS as readonly string[]).includes(operatorName)) {
         throw new FilterError(`Property ${conditionPath} is not a known filter operator`);
       }
-      const operator = operatorName as FilterOperator;
+      const operator = dateAlias(spec.kind, operatorName as FilterOperator);
       if (!OPERATORS_BY_KIND[spec.kind].has(operator)) {
         throw new FilterError(`Property ${conditionPath} cannot be used on field ${key}`);
       }

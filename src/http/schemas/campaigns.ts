@@ -151,6 +151,12 @@ export const ListCampaignsQuery = Type.Object({
   is_referral_code: Type.Optional(Type.Boolean()),
   expand: Type.Optional(Type.String({ description: 'category: embed categories on every campaign' })),
   order: Type.Optional(Type.Enum(['created_at', '-created_at', 'updated_at', '-updated_at'])),
+  filters: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        'filters[<field>][conditions][<$op>]=…, fields: campaigns (name), campaigns_id (id), campaign_status, categories / category_ids, type, voucher_type, created_date, updated_at, start_date, expiration_date, validity_timeframe, metadata.<key>; filters[active][conditions][$enabled|$disabled|$expired|$active]=, filters[status][conditions][$active|$failed|$in_progress|$expired|before_start]=; filters[junction]=and|or (the state filters always add to the others)',
+    }),
+  ),
 });
 export type ListCampaignsInput = Static<typeof ListCampaignsQuery>;
 

@@ -79,7 +79,7 @@ export const ListVouchersQuery = Type.Object({
   filters: Type.Optional(
     Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'filters[<field>][conditions][<$op>]=…, fields: code, holder_id, campaign_id, category_id, type, created_at, updated_at, start_date, expiration_date, metadata.<key>; filters[junction]=and|or',
+        'filters[<field>][conditions][<$op>]=…, fields: id, code, holder_id (or customer_id, holder), campaign_id (or campaign_ids), category_id (or category_ids), type (or voucher_type), is_referral_code, active, created_at, updated_at, start_date, expiration_date, metadata.<key>; filters[junction]=and|or',
     }),
   ),
 });

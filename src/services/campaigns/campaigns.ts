@@ -7,11 +7,13 @@ import type {
   ListCampaignsInput,
   UpdateCampaignInput,
 } from '../../http/schemas/campaigns.ts';
+import { FilterError, parseFilter, type ParsedFilter } from '../../domain/filters/filter.ts';
 import { discountProblem, giftProblem, loyaltyCardProblem, normalizeDiscount } from '../../domain/discounts/discount.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { checkFormula } from '../../domain/formulas/check.ts';
 import { insertBinEntry } from '../../store/bin.ts';
 import * as store from '../../store/campaigns.ts';
+import type { CampaignState } from '../../store/campaigns.ts';
 import { findCategory, findCategoryByName } from '../../store/categories.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
@@ -213,7 +215,12 @@ export async function listCampaigns(deps: Deps, actor: Actor, query: ListCampaig
     return { object: 'list', data_ref: 'campaigns', campaigns: [], total: 0 };
   }
   const types = onlyType ? [onlyType] : query.campaign_type ? [query.campaign_type] : undefined;
+  const { filter, states } = campaignFilters(query.filters);
   const { rows, total } = await store.listLiveCampaigns(deps.db, {
+    dialect: deps.dialect,
+    now: deps.clock.now(),
+    ...(filter ? { filter } : {}),
+    states,
     projectId: actor.projectId,
     limit,
     offset: (page - 1) * limit,
@@ -223,6 +230,59 @@ export async function listCampaigns(deps: Deps, actor: Actor, query: ListCampaig
     ...(query.is_referral_code !== undefined ? { isReferralCode: query.is_referral_code } : {}),
   });
   return { object: 'list', data_ref: 'campaigns', campaigns: await renderCampaigns(deps.db, actor.projectId, rows), total };
+}
+
+const STATE_OPERATORS: Record<'active' | 'status', Record<string, CampaignState>> = {
+  active: { $enabled: 'enabled', $disabled: 'disabled', $expired: 'expired', $active: 'active' },
+  status: { $active: 'generated', $failed: 'failed', $in_progress: 'in_progress', $expired: 'expired', before_start: 'before_start', $before_start: 'before_start' },
+};
+
+/** `filters[is_referral_code][conditions][$is|$is_not]=true|false`: whether the campaign is a referral program. */
+function referralState(value: unknown): CampaignState {
+  const conditions = typeof value === 'object' && value !== null ? ((value as Record<string, unknown>).conditions as Record<string, unknown> | undefined) : undefined;
+  const entries = Object.entries(conditions ?? {});
+  const [operator, operand] = entries[0] ?? [];
+  const flag = String(Array.isArray(operand) ? operand[0] : operand);
+  if (entries.length !== 1 || (operator !== '$is' && operator !== '$is_not') || (flag !== 'true' && flag !== 'false')) {
+    throw errors.invalidQuery('Property .filters.is_referral_code.conditions should be one of $is, $is_not with true or false');
+  }
+  return (flag === 'true') === (operator === '$is') ? 'referral' : 'not_referral';
+}
+
+/**
+ * `filters` of the campaign list: the vendor's state filters (`active`, `status`), whose operators take no
+ * operand, are read here; every other field goes through the list filter grammar.
+ */
+function campaignFilters(raw: Record<string, unknown> | undefined): { filter: ParsedFilter | undefined; states: CampaignState[][] } {
+  if (!raw) return { filter: undefined, states: [] };
+  const rest: Record<string, unknown> = {};
+  const states: CampaignState[][] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === 'is_referral_code') {
+      states.push([referralState(value)]);
+      continue;
+    }
+    if (key !== 'active' && key !== 'status') {
+      rest[key] = value;
+      continue;
+    }
+    const body = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+    // The vendor's schema puts the operators right under the field, its prose under `conditions`: both are taken.
+    const conditions = typeof body.conditions === 'object' && body.conditions !== null ? (body.conditions as Record<string, unknown>) : body;
+    const operators = Object.keys(conditions);
+    const known = STATE_OPERATORS[key];
+    const unknown = operators.find((op) => !(op in known));
+    if (operators.length === 0 || unknown !== undefined) {
+      throw errors.invalidQuery(`Property .filters.${key}.conditions should name one of [ ${Object.keys(known).join(', ')} ]`);
+    }
+    states.push(operators.map((op) => known[op] as CampaignState));
+  }
+  try {
+    return { filter: Object.keys(rest).length > 0 ? parseFilter(rest, store.campaignFilterFields, { path: '.filters', allowRelativeTime: true }) : undefined, states };
+  } catch (error) {
+    if (error instanceof FilterError) throw errors.invalidQuery(error.details);
+    throw error;
+  }
 }
 
 /** Fields of a voucher that follow the campaign while the voucher is unused and unpublished. */
