@@ -1,10 +1,15 @@
 import { CampaignDetailPage } from '../pages/campaigns/detail.tsx';
 import { CampaignsPage } from '../pages/campaigns/list.tsx';
 import { NewCampaignPage } from '../pages/campaigns/new.tsx';
+import { NewGiftCampaignPage, NewLoyaltyCampaignPage, NewReferralCampaignPage } from '../pages/campaigns/new-code-campaigns.tsx';
+import { NewPromotionPage } from '../pages/campaigns/new-promotion.tsx';
 import { HomePage } from '../pages/home.tsx';
 import { CustomerPage, CustomersPage } from '../pages/customers/customers.tsx';
+import { LoyaltyProgramsPage } from '../pages/loyalty/list.tsx';
+import { LoyaltyProgramPage } from '../pages/loyalty/program.tsx';
 import { RedemptionsPage } from '../pages/redemptions/list.tsx';
 import { SettingsPage } from '../pages/settings/settings.tsx';
+import { WebhooksPage } from '../pages/webhooks/webhooks.tsx';
 import { VoucherPage, VouchersPage } from '../pages/vouchers/list.tsx';
 
 // The console's screens: where each lives and which API route it reads (the navigation shows a section
@@ -19,12 +24,19 @@ export const SCREENS: Screen[] = [
   { path: '/', element: <HomePage /> },
   { path: '/campaigns', element: <CampaignsPage /> },
   { path: '/campaigns/new', element: <NewCampaignPage /> },
+  { path: '/campaigns/new/promotion', element: <NewPromotionPage /> },
+  { path: '/campaigns/new/gift', element: <NewGiftCampaignPage /> },
+  { path: '/campaigns/new/loyalty', element: <NewLoyaltyCampaignPage /> },
+  { path: '/campaigns/new/referral', element: <NewReferralCampaignPage /> },
   { path: '/campaigns/:campaignId', element: <CampaignDetailPage /> },
   { path: '/vouchers', element: <VouchersPage /> },
   { path: '/vouchers/:code', element: <VoucherPage /> },
   { path: '/customers', element: <CustomersPage /> },
   { path: '/customers/:customerId', element: <CustomerPage /> },
   { path: '/redemptions', element: <RedemptionsPage /> },
+  { path: '/loyalty', element: <LoyaltyProgramsPage /> },
+  { path: '/loyalty/:campaignId', element: <LoyaltyProgramPage /> },
+  { path: '/webhooks', element: <WebhooksPage /> },
   { path: '/settings', element: <SettingsPage /> },
 ];
 
@@ -34,5 +46,7 @@ export const NAVIGATION: Array<{ to: string; label: string; route: string }> = [
   { to: '/vouchers', label: 'Vouchers', route: '/v1/vouchers' },
   { to: '/customers', label: 'Customers', route: '/v1/customers' },
   { to: '/redemptions', label: 'Redemptions', route: '/v1/redemptions' },
+  { to: '/loyalty', label: 'Loyalty', route: '/v1/loyalties' },
+  { to: '/webhooks', label: 'Webhooks', route: '/management/v1/projects/:projectId/webhooks' },
   { to: '/settings', label: 'Settings', route: '/management/v1/projects/:projectId' },
 ];

@@ -2,7 +2,7 @@ import { Badge, Button, Card, Group, Loader, NumberInput, Progress, SimpleGrid, 
 import { modals } from '@mantine/modals';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
 import { messageOf } from '../../api/field-errors.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
@@ -11,7 +11,7 @@ import { Pager } from '../../components/Pager.tsx';
 import { dateTime, money } from '../../components/format.ts';
 import { notifyDone, notifyFailed } from '../../components/notify.ts';
 import { describe, fromApi } from '../../rules/translate.ts';
-import type { Campaign } from './list.tsx';
+import type { Campaign, PromotionTier } from './list.tsx';
 
 // One campaign: its discount and rule, enable/disable, code generation with progress, and its codes,
 // each of which can be published to a customer.
@@ -35,7 +35,18 @@ interface AsyncAction {
 
 const LIMIT = 20;
 
+function discountOfText(d: { type: string; percent_off?: number; amount_off?: number } | null | undefined): string {
+  if (!d) return '—';
+  if (d.type === 'PERCENT') return `${d.percent_off ?? 0}% off`;
+  if (d.type === 'AMOUNT') return `${money(d.amount_off ?? 0)} off`;
+  return d.type;
+}
+
+/** What one code (or, for promotions, the campaign) gives. */
 function discountText(campaign: Campaign): string {
+  if (campaign.campaign_type === 'PROMOTION') return `${campaign.promotion?.total ?? 0} tier(s)`;
+  if (campaign.voucher?.gift) return `${money(campaign.voucher.gift.amount)} credits per card`;
+  if (campaign.voucher?.loyalty_card) return `Cards start with ${campaign.voucher.loyalty_card.points} points`;
   const d = campaign.voucher?.discount;
   if (!d) return '—';
   if (d.type === 'PERCENT') return `${d.percent_off ?? 0}% off`;
@@ -153,16 +164,16 @@ export function CampaignDetailPage() {
         </Card>
         <Card withBorder>
           <Text size="xs" c="dimmed">
-            Discount
+            {c.campaign_type === 'PROMOTION' ? 'Tiers' : 'Value'}
           </Text>
           <Text fw={600}>{discountText(c)}</Text>
         </Card>
         <Card withBorder>
           <Text size="xs" c="dimmed">
-            Codes
+            {c.campaign_type === 'PROMOTION' ? 'Applied' : 'Codes'}
           </Text>
           <Text fw={600} data-testid="vouchers-count">
-            {c.vouchers_count}
+            {c.campaign_type === 'PROMOTION' ? 'automatically, no code' : c.vouchers_count}
           </Text>
         </Card>
         <Card withBorder>
@@ -174,12 +185,39 @@ export function CampaignDetailPage() {
           </Text>
         </Card>
       </SimpleGrid>
+      {(c.campaign_type !== 'PROMOTION' || ruleIds.length > 0) && (
       <Card withBorder>
         <Title order={2} size="h5" mb="xs">
           Validation rule
         </Title>
         {ruleIds.length === 0 ? <Text size="sm">No rule: every order qualifies.</Text> : ruleIds.map((id) => <RuleSummary key={id} ruleId={id} />)}
       </Card>
+      )}
+      {c.campaign_type === 'PROMOTION' && <TiersCard tiers={c.promotion?.tiers ?? []} />}
+      {c.campaign_type === 'LOYALTY_PROGRAM' && (
+        <Card withBorder>
+          <Group justify="space-between" wrap="wrap">
+            <Text size="sm">Earning rules, rewards, tiers and members are on the program's loyalty page.</Text>
+            <Button component={Link} to={`/loyalty/${c.id}`} variant="light" size="xs">
+              Open loyalty page
+            </Button>
+          </Group>
+        </Card>
+      )}
+      {c.referral_program && (
+        <Card withBorder>
+          <Title order={2} size="h5" mb="xs">
+            Referral program
+          </Title>
+          <Text size="sm" data-testid="referral-program">
+            Converts on {c.referral_program.conversion_event_type === 'custom_event' ? 'a custom event' : 'redemption of the code'}
+            {c.referral_program.referee_reward
+              ? `; the friend also gets ${c.referral_program.referee_reward.type === 'GIFT_VOUCHER' ? `${money(c.referral_program.referee_reward.amount)} credits` : `${c.referral_program.referee_reward.amount} points`} (${c.referral_program.referee_reward.related_object_parent.name ?? c.referral_program.referee_reward.related_object_parent.id})`
+              : ''}
+          </Text>
+        </Card>
+      )}
+      {c.campaign_type !== 'PROMOTION' && (
       <Card withBorder>
         <Group justify="space-between" mb="sm" wrap="wrap">
           <Title order={2} size="h5">
@@ -238,6 +276,61 @@ export function CampaignDetailPage() {
         )}
         {vouchers.isError && <Text c="red">{messageOf(vouchers.error)}</Text>}
       </Card>
+      )}
     </Stack>
+  );
+}
+
+/** A promotion's tiers in the order they apply, each with its discount and rule. */
+function TiersCard({ tiers }: { tiers: PromotionTier[] }) {
+  return (
+    <Card withBorder>
+      <Title order={2} size="h5" mb="xs">
+        Tiers
+      </Title>
+      <Table.ScrollContainer minWidth={520}>
+        <Table>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>#</Table.Th>
+              <Table.Th>Tier</Table.Th>
+              <Table.Th>Discount</Table.Th>
+              <Table.Th>Rule</Table.Th>
+              <Table.Th>Status</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {[...tiers]
+              .sort((a, b) => a.hierarchy - b.hierarchy)
+              .map((tier) => (
+                <Table.Tr key={tier.id} data-testid={`tier-row-${tier.id}`}>
+                  <Table.Td>{tier.hierarchy}</Table.Td>
+                  <Table.Td>
+                    <Text size="sm" fw={500}>
+                      {tier.name}
+                    </Text>
+                    {tier.banner && (
+                      <Text size="xs" c="dimmed">
+                        {tier.banner}
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>{discountOfText(tier.action?.discount)}</Table.Td>
+                  <Table.Td>
+                    {(tier.validation_rule_assignments?.data ?? []).length === 0 ? (
+                      <Text size="sm" c="dimmed">
+                        every order
+                      </Text>
+                    ) : (
+                      (tier.validation_rule_assignments?.data ?? []).map((a) => <RuleSummary key={a.rule_id} ruleId={a.rule_id} />)
+                    )}
+                  </Table.Td>
+                  <Table.Td>{tier.active ? 'active' : 'disabled'}</Table.Td>
+                </Table.Tr>
+              ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Card>
   );
 }

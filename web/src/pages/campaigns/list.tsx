@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Group, Loader, Select, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Card, Group, Loader, Menu, Select, Table, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -19,10 +19,36 @@ export interface Campaign {
   start_date: string | null;
   expiration_date: string | null;
   created_at: string;
-  voucher?: { type: string; discount?: { type: string; percent_off?: number; amount_off?: number } };
+  voucher?: {
+    type: string;
+    discount?: { type: string; percent_off?: number; amount_off?: number };
+    gift?: { amount: number };
+    loyalty_card?: { points: number; expiration_rules?: { period_type: string; period_value?: number } };
+    is_referral_code?: boolean;
+  };
+  promotion?: { tiers: PromotionTier[]; total: number };
+  referral_program?: { conversion_event_type?: string; referee_reward?: { type: string; amount: number; related_object_parent: { id?: string; name?: string } } };
   validation_rules_assignments?: { data?: Array<{ rule_id: string }> };
   vouchers_generation_status?: string;
 }
+
+export interface PromotionTier {
+  id: string;
+  name: string;
+  banner?: string | null;
+  active: boolean;
+  hierarchy: number;
+  action?: { discount?: { type: string; percent_off?: number; amount_off?: number } | null } | null;
+  validation_rule_assignments?: { data?: Array<{ rule_id: string }> };
+}
+
+/** The forms for each kind of campaign (the coupon form is the primary button). */
+const OTHER_FORMS = [
+  { to: '/campaigns/new/promotion', label: 'Promotion (with tiers)' },
+  { to: '/campaigns/new/gift', label: 'Gift cards' },
+  { to: '/campaigns/new/loyalty', label: 'Loyalty program' },
+  { to: '/campaigns/new/referral', label: 'Referral program' },
+];
 
 const TYPES = ['DISCOUNT_COUPONS', 'PROMOTION', 'GIFT_VOUCHERS', 'LOYALTY_PROGRAM', 'REFERRAL_PROGRAM'];
 const LIMIT = 20;
@@ -43,9 +69,23 @@ export function CampaignsPage() {
       <PageHeader
         title="Campaigns"
         actions={
-          <Button component={Link} to="/campaigns/new">
-            New coupon campaign
-          </Button>
+          <>
+            <Button component={Link} to="/campaigns/new">
+              New coupon campaign
+            </Button>
+            <Menu position="bottom-end" withinPortal>
+              <Menu.Target>
+                <Button variant="light">Other types ▾</Button>
+              </Menu.Target>
+              <Menu.Dropdown>
+                {OTHER_FORMS.map((form) => (
+                  <Menu.Item key={form.to} component={Link} to={form.to}>
+                    {form.label}
+                  </Menu.Item>
+                ))}
+              </Menu.Dropdown>
+            </Menu>
+          </>
         }
       />
       <Card withBorder>

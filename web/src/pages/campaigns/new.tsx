@@ -1,13 +1,14 @@
-import { Button, Card, Group, NumberInput, SegmentedControl, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
+import { Button, Card, Group, NumberInput, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api } from '../../api/client.ts';
 import { fieldOfError, messageOf } from '../../api/field-errors.ts';
+import { createRuleIfAny, DiscountFields, discountOf, type DiscountKind } from './form-parts.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { RuleBuilder } from '../../rules/RuleBuilder.tsx';
-import { EMPTY_MODEL, problemsOf, toApi, type RuleModel } from '../../rules/translate.ts';
+import { EMPTY_MODEL, problemsOf, type RuleModel } from '../../rules/translate.ts';
 import type { Campaign } from './list.tsx';
 
 // A discount coupon campaign: its discount, its codes, and a validation rule built with the builder. The
@@ -47,17 +48,13 @@ export function NewCampaignPage() {
     }
     setBusy(true);
     try {
-      let ruleId: string | null = null;
-      if (rule.conditions.length > 0 || rule.applicableTo.length > 0) {
-        try {
-          const created = await api<{ id: string }>('POST', '/v1/validation-rules', { name: `${form.name || 'Campaign'} rule`, ...toApi(rule) });
-          ruleId = created.id;
-        } catch (error) {
-          setRuleError(messageOf(error));
-          return;
-        }
+      const created = await createRuleIfAny(`${form.name || 'Campaign'} rule`, rule);
+      if (!created.ok) {
+        setRuleError(created.message);
+        return;
       }
-      const discount = form.kind === 'PERCENT' ? { type: 'PERCENT', percent_off: Number(form.value) } : { type: 'AMOUNT', amount_off: Math.round(Number(form.value) * 100) };
+      const ruleId = created.id;
+      const discount = discountOf({ kind: form.kind as DiscountKind, value: form.value });
       const campaign = await api<Campaign>('POST', '/v1/campaigns', {
         name: form.name,
         ...(form.description ? { description: form.description } : {}),
@@ -87,26 +84,7 @@ export function NewCampaignPage() {
             <Stack>
               <TextInput label="Name" required value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} error={errorFor('name')} />
               <Textarea label="Description" autosize value={form.description} onChange={(e) => setForm({ ...form, description: e.currentTarget.value })} error={errorFor('description')} />
-              <Group align="flex-end" wrap="wrap">
-                <SegmentedControl
-                  aria-label="Discount type"
-                  value={form.kind}
-                  onChange={(kind) => setForm({ ...form, kind })}
-                  data={[
-                    { value: 'PERCENT', label: 'Percent off' },
-                    { value: 'AMOUNT', label: 'Amount off' },
-                  ]}
-                />
-                <NumberInput
-                  label={form.kind === 'PERCENT' ? 'Percent off' : 'Amount off'}
-                  value={form.value}
-                  onChange={(value) => setForm({ ...form, value })}
-                  min={0}
-                  decimalScale={2}
-                  error={errorFor('value')}
-                  w={160}
-                />
-              </Group>
+              <DiscountFields value={{ kind: form.kind as DiscountKind, value: form.value }} onChange={({ kind, value }) => setForm({ ...form, kind, value })} error={errorFor('value')} />
               <SimpleGrid cols={{ base: 1, sm: 2 }}>
                 <NumberInput label="Codes to generate now" value={form.count} onChange={(count) => setForm({ ...form, count })} min={0} error={errorFor('count')} />
                 <TextInput label="Code prefix" placeholder="e.g. SPRING-" value={form.prefix} onChange={(e) => setForm({ ...form, prefix: e.currentTarget.value })} error={errorFor('prefix')} />
