@@ -3,6 +3,7 @@ import { CampaignsPage } from '../pages/campaigns/list.tsx';
 import { NewCampaignPage } from '../pages/campaigns/new.tsx';
 import { NewGiftCampaignPage, NewLoyaltyCampaignPage, NewReferralCampaignPage } from '../pages/campaigns/new-code-campaigns.tsx';
 import { NewPromotionPage } from '../pages/campaigns/new-promotion.tsx';
+import { ExportsPage } from '../pages/exports/exports.tsx';
 import { HomePage } from '../pages/home.tsx';
 import { CustomerPage, CustomersPage } from '../pages/customers/customers.tsx';
 import { LoyaltyProgramsPage } from '../pages/loyalty/list.tsx';
@@ -36,6 +37,7 @@ export const SCREENS: Screen[] = [
   { path: '/redemptions', element: <RedemptionsPage /> },
   { path: '/loyalty', element: <LoyaltyProgramsPage /> },
   { path: '/loyalty/:campaignId', element: <LoyaltyProgramPage /> },
+  { path: '/exports', element: <ExportsPage /> },
   { path: '/webhooks', element: <WebhooksPage /> },
   { path: '/settings', element: <SettingsPage /> },
 ];
@@ -47,6 +49,7 @@ export const NAVIGATION: Array<{ to: string; label: string; route: string }> = [
   { to: '/customers', label: 'Customers', route: '/v1/customers' },
   { to: '/redemptions', label: 'Redemptions', route: '/v1/redemptions' },
   { to: '/loyalty', label: 'Loyalty', route: '/v1/loyalties' },
+  { to: '/exports', label: 'Exports', route: '/v1/exports' },
   { to: '/webhooks', label: 'Webhooks', route: '/management/v1/projects/:projectId/webhooks' },
   { to: '/settings', label: 'Settings', route: '/management/v1/projects/:projectId' },
 ];
