@@ -575,7 +575,7 @@ describe('customers', () => {
       assert.deepEqual(await activityTypes(existing.id), ['customer.created']);
     });
 
-    test('refuses unknown ids, missing customers without createIfMissing, and refs without identifiers', async () => {
+    test('refuses unknown ids, missing customers without createIfMissing, and refs with no member at all', async () => {
       const keyOf = async (call: Promise<unknown>) => ((await sdkError(call)) as unknown as { key: string }).key;
       assert.equal(
         await keyOf(inTransaction(t.deps, (tx) => resolveCustomer(tx, t.deps, actor(), { id: 'cust_missing' }, { createIfMissing: true }))),
@@ -585,10 +585,16 @@ describe('customers', () => {
         await keyOf(inTransaction(t.deps, (tx) => resolveCustomer(tx, t.deps, actor(), { source_id: 'resolve-none' }, { createIfMissing: false }))),
         'not_found',
       );
+      assert.equal(await keyOf(inTransaction(t.deps, (tx) => resolveCustomer(tx, t.deps, actor(), {}, { createIfMissing: true }))), 'invalid_payload');
       assert.equal(
-        await keyOf(inTransaction(t.deps, (tx) => resolveCustomer(tx, t.deps, actor(), { name: 'nameless' }, { createIfMissing: true }))),
+        await keyOf(inTransaction(t.deps, (tx) => resolveCustomer(tx, t.deps, actor(), { name: 'nameless' }, { createIfMissing: false }))),
         'invalid_payload',
       );
+      // Neither id nor source_id, with members: a new customer is made from them, each time.
+      const made = await inTransaction(t.deps, (tx) => resolveCustomer(tx, t.deps, actor(), { name: 'nameless' }, { createIfMissing: true }));
+      assert.equal(made.created, true);
+      assert.equal(made.customer.name, 'nameless');
+      assert.equal(made.customer.source_id, null);
       assert.equal((await t.request('GET', '/v1/customers/resolve-none')).status, 404);
     });
 

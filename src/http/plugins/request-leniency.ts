@@ -5,15 +5,16 @@ import { STREAMED_BODY } from '../schemas/csv-imports.ts';
 // a body that carries nothing it could read counts as no body at all. The vendor's generated clients
 // send no body when a call has no payload (not even `{}`), older clients send `null` or an empty body
 // labelled application/json, and the vendor ignores a bare JSON value such as `5` where it reads no
-// body. So on those operations a missing or empty body, `null`, and a JSON value that is not of the
-// kind the operation takes become the empty payload (`{}`, or `[]` for an operation taking a list)
-// before validation; the route's schema then checks it like any other payload.
+// body. So on those operations a missing or empty body, `null`, and a bare JSON value (number, string,
+// boolean) become the empty payload (`{}`, or `[]` for an operation taking a list) before validation;
+// the route's schema then checks it like any other payload.
 //
 // Which operations: those whose body schema is an object naming no required member, or a list with no
 // minimum length. Operations that do require members keep refusing such bodies with 400
 // `invalid_payload` ("Payload should be object"), because the request cannot mean anything there.
-// A list operation given an object is still refused: an object carries named members, so it was most
-// likely meant for another operation and silently doing nothing would hide the mistake.
+// A list where an object is taken (or an object where a list is) is still refused: it carries members,
+// so it was most likely meant for another operation (`POST /v1/orders` given the body of
+// `/v1/orders/import`), and silently doing nothing with it would hide the mistake.
 
 type BodyKind = 'object' | 'array';
 
@@ -27,11 +28,10 @@ export function lenientBodyKind(schema: unknown): BodyKind | null {
   return null;
 }
 
-/** The body as validation sees it on an operation of this kind: unchanged, or the empty payload in its place. */
+/** The body as validation sees it on an operation of this kind: unchanged, or the empty payload in place of one that carries nothing. */
 export function lenientBody(kind: BodyKind, body: unknown): unknown {
-  if (kind === 'object') return typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
-  if (Array.isArray(body)) return body;
-  return typeof body === 'object' && body !== null ? body : [];
+  if (typeof body === 'object' && body !== null) return body;
+  return kind === 'object' ? {} : [];
 }
 
 export function installRequestLeniency(app: FastifyInstance): void {

@@ -153,7 +153,8 @@ export interface CustomerRef extends CustomerFields {
  * For later areas (loyalty members, redemptions, custom events): finds the live customer `ref` names, or
  * creates it by source_id (appending `customer.created`) inside the caller's transaction, so the customer
  * exists exactly when the caller's change commits. An existing customer is returned unchanged. An `id`
- * must name an existing customer: ids are ours to assign.
+ * must name an existing customer: ids are ours to assign. A ref with neither id nor source_id creates a
+ * new customer from its members each time.
  */
 export async function resolveCustomer(
   tx: Tx,
@@ -179,7 +180,17 @@ export async function resolveCustomerRow(
     if (!row) throw errors.notFound('customer', ref.id);
     return { row, created: false };
   }
-  if (!ref.source_id) throw errors.invalidPayload('Property .customer should have required property \'id\' or \'source_id\'');
+  if (!ref.source_id) {
+    // Neither id nor source_id: as the vendor does, a new customer is made from the members sent (an
+    // `email` and `name`, say). Nothing else identifies a customer, so none is matched (not by email).
+    // A customer object with no member at all names nobody and says nothing to create one from.
+    const fields = fieldsOf(ref);
+    const given = Object.entries(fields).some(([key, value]) => key !== 'object' && value !== undefined && value !== null);
+    if (!options.createIfMissing || !given) {
+      throw errors.invalidPayload("Property .customer should have required property 'id' or 'source_id', or members to create a customer from");
+    }
+    return insertOrFindWinner(tx, deps, actor, null, fields);
+  }
   const existing = await store.findLiveCustomerBySourceId(tx, actor.projectId, ref.source_id);
   if (existing) return { row: existing, created: false };
   if (!options.createIfMissing) throw errors.notFound('customer', ref.source_id);

@@ -55,7 +55,7 @@ export interface WriteOptions {
 
 /**
  * The customer (or referrer) a body names: `customer` by id or source_id (an unknown source_id creates
- * the customer), or `customer_id`, which must exist. Both given must agree. Returns undefined when the
+ * the customer; neither creates a new one from the members sent), or `customer_id`, which must exist. Both given must agree. Returns undefined when the
  * body names none (unchanged), null when it clears it.
  */
 async function resolveParty(
@@ -70,7 +70,6 @@ async function resolveParty(
   if (ref === undefined && id === undefined) return undefined;
   let fromRef: string | null = null;
   if (ref) {
-    if (!ref.id && !ref.source_id) throw errors.invalidPayload(`Property .${field} should have required property 'id' or 'source_id'`);
     fromRef = (await resolveCustomer(tx, deps, actor, ref, { createIfMissing: true })).customer.id;
   }
   let fromId: string | null = null;

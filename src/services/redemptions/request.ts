@@ -22,9 +22,6 @@ export type NormalisedRequest = EngineRequest & { session: SessionSpec | null; c
 export function engineRequest(deps: Pick<Deps, 'ids'>, input: StackableInput): NormalisedRequest {
   // `tracking_id` stands for the customer's source_id when no customer is sent (reference 6.2).
   const customerInput: CustomerInput | null = input.customer ?? (input.tracking_id ? { source_id: input.tracking_id } : null);
-  if (customerInput && !customerInput.id && !customerInput.source_id) {
-    throw errors.invalidPayload("Property .customer should have required property 'id' or 'source_id'");
-  }
   const sent = input.session ?? null;
   const lock = sent?.type === 'LOCK';
   const session: SessionSpec | null =
