@@ -36,6 +36,8 @@ function shapeOnly(schema: unknown): unknown {
       );
     } else out[key] = shapeOnly(value);
   }
+  // Ajv reads `nullable` only next to a `type`; without one the node admits null anyway.
+  if ('nullable' in out && !('type' in out)) delete out.nullable;
   return out;
 }
 
