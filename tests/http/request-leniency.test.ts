@@ -165,3 +165,32 @@ describe('form bodies: only the OAuth endpoints take them', () => {
     assert.equal(revoked.status, 204, revoked.text);
   });
 });
+
+describe('answers leave out empty optional lists, as the vendor does', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+    await t.sdk().vouchers.create({ code: 'LISTS-1', type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } as never);
+  });
+  after(async () => t.close());
+
+  test('a validation and a redemption with nothing inapplicable or skipped carry neither list; a refused redeemable is listed', async () => {
+    const body = { redeemables: [{ object: 'voucher', id: 'LISTS-1' }], order: { amount: 1000 }, customer: { source_id: 'lists-1' } };
+    const validation: Json = await t.sdk().validations.validateStackable(body as never);
+    assert.equal(validation.valid, true);
+    assert.ok(!('inapplicable_redeemables' in validation), JSON.stringify(validation));
+    assert.ok(!('skipped_redeemables' in validation));
+    assert.equal(validation.redeemables.length, 1);
+
+    const redeemed: Json = await t.sdk().redemptions.redeemStackable(body as never);
+    assert.equal(redeemed.redemptions.length, 1);
+    assert.ok(!('inapplicable_redeemables' in redeemed), JSON.stringify(redeemed));
+    assert.ok(!('skipped_redeemables' in redeemed));
+
+    const refused = await t.request('POST', '/v1/validations', { json: { ...body, redeemables: [{ object: 'voucher', id: 'NO-SUCH-CODE' }] } });
+    assert.equal(refused.status, 200, refused.text);
+    assert.equal(refused.body.valid, false);
+    assert.equal(refused.body.inapplicable_redeemables.length, 1);
+    assert.ok(!('skipped_redeemables' in refused.body));
+  });
+});

@@ -169,8 +169,9 @@ export const ValidationResponse = Type.Object({
   id: Type.String({ description: 'valid_…' }),
   valid: Type.Boolean(),
   redeemables: Type.Array(ValidationEntry),
-  skipped_redeemables: Type.Array(ValidationEntry),
-  inapplicable_redeemables: Type.Array(ValidationEntry),
+  // Left out when empty, as the vendor does (src/services/redemptions/responses.ts nonEmptyLists).
+  skipped_redeemables: Type.Optional(Type.Array(ValidationEntry)),
+  inapplicable_redeemables: Type.Optional(Type.Array(ValidationEntry)),
   order: Type.Optional(CalculatedOrder),
   tracking_id: Nullable(Type.String()),
   session: Type.Optional(SessionEcho),
@@ -216,8 +217,8 @@ export const RedemptionResponse = Type.Object({
   redemptions: Type.Array(RedemptionRecordObject),
   parent_redemption: Type.Optional(RedemptionRecordObject),
   order: Type.Optional(OrderObject),
-  inapplicable_redeemables: Type.Array(ValidationEntry),
-  skipped_redeemables: Type.Array(ValidationEntry),
+  inapplicable_redeemables: Type.Optional(Type.Array(ValidationEntry)),
+  skipped_redeemables: Type.Optional(Type.Array(ValidationEntry)),
 });
 
 export type RedemptionResponseOut = Static<typeof RedemptionResponse>;

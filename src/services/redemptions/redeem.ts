@@ -28,7 +28,7 @@ import { campaignOf, recordBase } from './record-base.ts';
 import { RedemptionRejected } from './rejection.ts';
 import { channelOf, insertRecords, type ParentEffects, type RecordInput, type RedeemableEffects, type RedemptionRecord } from './records.ts';
 import { engineRequest, ensureCustomer, type NormalisedRequest } from './request.ts';
-import { entryLists } from './responses.ts';
+import { entryLists, nonEmptyLists } from './responses.ts';
 import { renderSnapshots } from './snapshots.ts';
 
 // `POST /v1/redemptions` and `/client/v1/redemptions` (promotions reference 6.4), and the engine of the
@@ -345,8 +345,7 @@ export function redemptionResponse(actor: Actor, request: NormalisedRequest, res
     redemptions: result.records,
     ...(result.parent ? { parent_redemption: result.parent } : {}),
     ...(result.order ? { order: result.order } : {}),
-    inapplicable_redeemables: lists.inapplicable,
-    skipped_redeemables: lists.skipped,
+    ...nonEmptyLists({ inapplicable_redeemables: lists.inapplicable, skipped_redeemables: lists.skipped }),
   };
 }
 

@@ -116,3 +116,11 @@ export function entryLists(evaluation: Evaluation, facts: Facts, requestId: stri
     skipped: redeemables.filter((e) => e.status === 'SKIPPED'),
   };
 }
+
+/**
+ * The optional lists of an answer with the empty ones left out: the vendor's response schemas make
+ * `inapplicable_redeemables` and `skipped_redeemables` optional and its answers omit them when empty.
+ */
+export function nonEmptyLists<T extends Record<string, readonly unknown[]>>(lists: T): Partial<T> {
+  return Object.fromEntries(Object.entries(lists).filter(([, list]) => list.length > 0)) as Partial<T>;
+}

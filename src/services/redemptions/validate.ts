@@ -6,7 +6,7 @@ import { inTransaction, type Actor, type Deps } from '../context.ts';
 import { lockCustomer } from '../../store/loyalty.ts';
 import { loadFacts, type Facts } from './facts.ts';
 import { engineRequest, readCustomer, type NormalisedRequest } from './request.ts';
-import { calculatedOrder, entryLists, stackingRulesEcho } from './responses.ts';
+import { calculatedOrder, entryLists, nonEmptyLists, stackingRulesEcho } from './responses.ts';
 
 // `POST /v1/validations` and `/client/v1/validations` (promotions reference 6.3): evaluates the
 // redeemables against the customer and order and answers 200 with a result per redeemable. Nothing is
@@ -63,8 +63,7 @@ export function validationResponse(deps: Deps, actor: Actor, request: Normalised
     id: deps.ids.next('valid'),
     valid: evaluation.valid,
     redeemables: lists.redeemables,
-    skipped_redeemables: lists.skipped,
-    inapplicable_redeemables: lists.inapplicable,
+    ...nonEmptyLists({ skipped_redeemables: lists.skipped, inapplicable_redeemables: lists.inapplicable }),
     order: calculatedOrder(facts, evaluation.final, evaluation.final.applied),
     tracking_id: request.trackingId,
     ...(request.session ? { session: sessionEcho(request.session) } : {}),
