@@ -13,6 +13,8 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Total requests to send; duration is then ignored. */
+    amount?: number;
     pipelining?: number;
     timeout?: number;
     requests?: Array<RawRequest & { setupRequest?: (request: RawRequest, context: Record<string, unknown>) => RawRequest }>;

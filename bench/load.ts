@@ -22,13 +22,13 @@ export interface LoadResult {
   statuses: Record<string, number>;
 }
 
-function runOne(url: string, connections: number, seconds: number, make: RequestMaker, latencies: number[]): Promise<Result> {
+function runOne(url: string, connections: number, length: { seconds: number } | { amount: number }, make: RequestMaker, latencies: number[]): Promise<Result> {
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
         url,
         connections,
-        duration: seconds,
+        ...('amount' in length ? { amount: length.amount } : { duration: length.seconds }),
         pipelining: 1,
         timeout: 30,
         requests: [{ setupRequest: (request) => ({ ...request, ...make() }) }],
@@ -47,13 +47,17 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[index] ?? Number.NaN;
 }
 
-export async function runLoad(servers: readonly ServerProcess[], options: { connections: number; seconds: number; make: RequestMaker }): Promise<LoadResult> {
+/** Runs for `seconds`, or until `amount` requests (split over the servers) are answered. */
+export async function runLoad(servers: readonly ServerProcess[], options: { connections: number; seconds: number; amount?: number; make: RequestMaker }): Promise<LoadResult> {
   const samplers = servers.map((s) => new RssSampler(s.pid).start());
   const latencies: number[] = [];
   const per = Math.floor(options.connections / servers.length);
   const started = performance.now();
   const results = await Promise.all(
-    servers.map((s, i) => runOne(s.url, i === servers.length - 1 ? options.connections - per * (servers.length - 1) : per, options.seconds, options.make, latencies)),
+    servers.map((s, i) => {
+      const length = options.amount === undefined ? { seconds: options.seconds } : { amount: Math.max(1, Math.round(options.amount / servers.length)) };
+      return runOne(s.url, i === servers.length - 1 ? options.connections - per * (servers.length - 1) : per, length, options.make, latencies);
+    }),
   );
   const seconds = (performance.now() - started) / 1000;
   const peakRss = samplers.map((s) => s.stop());

@@ -6,13 +6,16 @@ import { ServerProcess } from '../scripts/lib/server-process.ts';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../scripts/lib/throwaway-database.ts';
 import { openPostgresBulk, openSqliteBulk, type Bulk, type Row } from './bulk.ts';
 import { benchOrder, COUPON_CAMPAIGN, createFixtures, type Fixtures } from './fixtures.ts';
+import { captureRedemption, runFloor } from './floor.ts';
 import { bulkMetadataJobLatency } from './job-latency.ts';
 import { exportRedemptionsJob, generateCodesJob } from './jobs.ts';
 import { timeFirstPages, type FirstPageTiming } from './list-pages.ts';
-import { runLoad } from './load.ts';
+import { measureWindow, sized, walWindow, warmUp, type WarmupPolicy } from './measure.ts';
+import { startProbedServer, type ProbedServer } from './probe.ts';
 import { checkTargets, formatTable, formatTargets, type JobRow, type PageRow, type ScenarioRow } from './report.ts';
 import { SCENARIOS, type Pools } from './scenarios.ts';
 import { checkInvariants, seedBulk, TEMPLATE_CUSTOMER, type Scale, type SeedReport } from './seed.ts';
+import { postgresWalMeter, sqliteWalMeter } from './wal.ts';
 
 // `npm run bench [-- flags]`: seeds a throwaway database per dialect, starts real server processes,
 // drives every scenario with autocannon, runs the timed jobs, prints a table and writes
@@ -22,9 +25,11 @@ import { checkInvariants, seedBulk, TEMPLATE_CUSTOMER, type Scale, type SeedRepo
 //   --db sqlite|postgres|all
 //   --scale k=v,…           vouchers, customers, redemptions, members, codes (timed job), bulk (items
 //                           of the bulk job, at most the customers), seconds (per scenario), warmup
-//                           (seconds), connections
+//                           (most seconds of warm-up per scenario; it ends earlier once the server's
+//                           CPU per request has stopped falling), connections
 //   --only a,b              only these scenarios and/or jobs (codes, export, bulk, pages: the lists'
-//                           first page, one request at a time); seeding always runs
+//                           first page, one request at a time; floor: the raw write set of a
+//                           redemption, which also runs with redeem); seeding always runs
 //   --no-scale-out          skip the two-process PostgreSQL runs
 //   --keep                  keep the databases (their URLs are printed)
 //   --profile               scenario servers write CPU profiles to bench/results/profiles
@@ -47,9 +52,11 @@ interface Options {
   nodeFlags: string[];
 }
 
-const FULL = { vouchers: 1_000_000, customers: 1_000_000, redemptions: 1_000_000, members: 1_000, codes: 1_000_000, bulk: 100_000, seconds: 20, warmup: 3 };
-const QUICK = { vouchers: 60_000, customers: 10_000, redemptions: 30_000, members: 100, codes: 100_000, bulk: 10_000, seconds: 5, warmup: 1 };
-const JOBS = ['codes', 'export', 'bulk', 'pages'];
+const FULL = { vouchers: 1_000_000, customers: 1_000_000, redemptions: 1_000_000, members: 1_000, codes: 1_000_000, bulk: 100_000, seconds: 20, warmup: 60 };
+// 150k coupons: the redeem scenario (warm-up, window, WAL window, on PostgreSQL twice) and the floor
+// each use up one per redemption.
+const QUICK = { vouchers: 150_000, customers: 10_000, redemptions: 30_000, members: 100, codes: 100_000, bulk: 10_000, seconds: 5, warmup: 16 };
+const JOBS = ['codes', 'export', 'bulk', 'pages', 'floor'];
 
 function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(name);
@@ -158,23 +165,101 @@ async function readPools(bulk: Bulk, fixtures: Fixtures, projectId: string, cust
   };
 }
 
-async function runScenarios(db: ThrowawayDatabase, servers: ServerProcess[], pools: Pools, options: Options, rows: ScenarioRow[]): Promise<void> {
+function warmupPolicy(options: Options): WarmupPolicy {
+  return { connections: options.connections, roundSeconds: options.quick ? 2 : 3, maxSeconds: options.warmup, minRequests: 1000 };
+}
+
+function formatCost(row: ScenarioRow): string {
+  const parts: string[] = [];
+  if (row.cost) parts.push(`${row.cost.cpuUs.toFixed(0)} µs CPU/req`, `${row.cost.statements.toFixed(1)} ${row.db === 'sqlite' ? 'statements' : 'round trips'}/req`);
+  if (row.wal) parts.push(`WAL ${(row.wal.bytesPerRequest / 1024).toFixed(1)} KB/req (${row.wal.requests} req${row.wal.backgroundPerSecond === null ? '' : `, cluster idle ${(row.wal.backgroundPerSecond / 1024).toFixed(0)} KB/s subtracted`})`);
+  if (row.warmup) {
+    const rounds = row.warmup.cpuUsPerRound;
+    if (rounds.length === 0) parts.push(`warm-up ${row.warmup.seconds.toFixed(1)} s (fixed)`);
+    else parts.push(`warm-up ${row.warmup.seconds.toFixed(1)} s/${row.warmup.requests} req${row.warmup.settled ? '' : ' (time limit)'}, CPU µs/req by round ${rounds.map((c) => c.toFixed(0)).join('→')}`);
+  }
+  return parts.join(', ');
+}
+
+async function runScenarios(db: ThrowawayDatabase, servers: ProbedServer[], pools: Pools, options: Options, rows: ScenarioRow[]): Promise<void> {
   let empty: number | null = null;
   for (const scenario of SCENARIOS) {
     // The empty route always runs: every ratio is against the ceiling of the same run.
     if (options.only && !options.only.has(scenario.name) && scenario.name !== 'empty') continue;
     const make = scenario.maker(pools);
-    if (options.warmup > 0) await runLoad(servers, { connections: options.connections, seconds: options.warmup, make });
-    const load = await runLoad(servers, { connections: options.connections, seconds: options.seconds, make });
+    const warmup = await warmUp(servers, make, warmupPolicy(options));
+    const { load, cost } = await measureWindow(servers, make, options.connections, sized(warmup.rate, options.seconds));
     if (scenario.name === 'empty') empty = load.rps;
-    const row: ScenarioRow = { db: db.dialect, processes: servers.length, scenario: scenario.name, title: scenario.title, load, ratio: empty ? load.rps / empty : null };
+    // WAL: a fixed number of requests, about a second's worth (two in the full run), in a window of its own.
+    const wal = scenario.writes
+      ? await walWindow(
+          servers,
+          make,
+          options.connections,
+          Math.min(3000, sized(load.rps, options.quick ? 1 : 2)),
+          db.dialect === 'sqlite' ? sqliteWalMeter(db.file ?? '') : postgresWalMeter(db.url),
+        )
+      : null;
+    const row: ScenarioRow = {
+      db: db.dialect,
+      processes: servers.length,
+      scenario: scenario.name,
+      title: scenario.title,
+      load,
+      ratio: empty ? load.rps / empty : null,
+      cost,
+      wal,
+      warmup,
+      floorRatio: null,
+    };
     rows.push(row);
     const statuses = Object.entries(load.statuses).map(([code, n]) => `${code}×${n}`).join(' ');
     log(
       `  ${db.dialect} ×${servers.length} ${scenario.name.padEnd(17)} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50.toFixed(2)} ms  p99 ${load.p99.toFixed(2)} ms  ` +
         `${row.ratio === null ? '' : `${(row.ratio * 100).toFixed(1)} % of empty  `}[${statuses}${load.errors ? ` errors×${load.errors}` : ''}]`,
     );
+    log(`      ${formatCost(row)}`);
+    const lastRound = warmup.cpuUsPerRound[warmup.cpuUsPerRound.length - 1];
+    if (lastRound !== undefined && cost.cpuUs < 0.9 * lastRound) log(`      note: the window cost ${((1 - cost.cpuUs / lastRound) * 100).toFixed(0)} % less CPU per request than the last warm-up round`);
   }
+}
+
+/** The floor (bench/floor.ts): records one real redemption on a running server, then replays its writes. */
+async function recordRedemption(server: ProbedServer, pools: Pools) {
+  const code = pools.redeemCodes.shift();
+  if (code === undefined) throw new Error('the pool of unused coupons ran out; seed more vouchers');
+  return captureRedemption(server.server.url, server.probe, pools.fixtures, code, Math.floor(Math.random() * pools.customerCount));
+}
+
+async function runFloorScenario(db: ThrowawayDatabase, recorded: Awaited<ReturnType<typeof recordRedemption>>, pools: Pools, projectId: string, options: Options, rows: ScenarioRow[]): Promise<void> {
+  const floor = await runFloor(db, recorded, {
+    connections: options.connections,
+    seconds: options.seconds,
+    warmupSeconds: options.quick ? 1 : 3,
+    walTransactions: 1000,
+    campaignId: pools.fixtures.coupon.campaignId,
+    projectId,
+    takeCode: () => pools.redeemCodes.pop(),
+  });
+  const empty = rows.find((r) => r.db === db.dialect && r.processes === 1 && r.scenario === 'empty');
+  const row: ScenarioRow = {
+    db: db.dialect,
+    processes: 1,
+    scenario: 'floor',
+    title: `raw ${db.dialect === 'sqlite' ? 'better-sqlite3' : 'pg'}: the writes of one redemption per transaction (${floor.statements - 2} statements)`,
+    load: { seconds: floor.seconds, rps: floor.rps, ok: floor.transactions, non2xx: 0, errors: 0, p50: floor.p50, p99: floor.p99, peakRss: [], statuses: {} },
+    ratio: empty ? floor.rps / empty.load.rps : null,
+    cost: { cpuUs: floor.cpuUs, statements: floor.statements, requests: floor.transactions },
+    wal: floor.wal,
+    warmup: { seconds: floor.warmupSeconds, requests: 0, cpuUsPerRound: [], settled: true, rate: floor.rps },
+    floorRatio: 1,
+  };
+  rows.push(row);
+  for (const r of rows) if (r.db === db.dialect && r.scenario === 'redeem') r.floorRatio = r.load.rps / floor.rps;
+  log(`  ${db.dialect} ×1 floor             ${floor.rps.toFixed(0).padStart(7)} tx/s   p50 ${floor.p50.toFixed(2)} ms  p99 ${floor.p99.toFixed(2)} ms  (bench process CPU)`);
+  log(`      ${formatCost(row)}`);
+  const redeem = rows.find((r) => r.db === db.dialect && r.processes === 1 && r.scenario === 'redeem');
+  if (redeem?.floorRatio) log(`      redeem is ${(redeem.floorRatio * 100).toFixed(1)} % of the floor`);
 }
 
 async function benchDatabase(
@@ -207,21 +292,28 @@ async function benchDatabase(
       await bulk.close();
     }
 
-    const wantScenarios = !options.only || SCENARIOS.some((s) => options.only?.has(s.name));
+    const wantFloor = !options.only || options.only.has('floor') || options.only.has('redeem');
+    const wantScenarios = !options.only || SCENARIOS.some((s) => options.only?.has(s.name)) || wantFloor;
     if (wantScenarios) {
-      const server = await ServerProcess.start({ databaseUrl: db.url, nodeFlags: options.nodeFlags });
+      const server = await startProbedServer(db.url, options.nodeFlags);
+      let recorded: Awaited<ReturnType<typeof recordRedemption>> | null = null;
       try {
         await runScenarios(db, [server], pools, options, rows);
+        if (wantFloor) recorded = await recordRedemption(server, pools);
       } finally {
-        await server.stop();
+        await server.server.stop();
       }
+      // With the server stopped: the floor has the database and the machine to itself.
+      if (recorded) await runFloorScenario(db, recorded, pools, projectId, options, rows);
       if (dialect === 'postgres' && options.scaleOut) {
-        const servers = await Promise.all([0, 1].map(() => ServerProcess.start({ databaseUrl: db.url, nodeFlags: options.nodeFlags })));
+        const servers = await Promise.all([0, 1].map(() => startProbedServer(db.url, options.nodeFlags)));
         try {
           await runScenarios(db, servers, pools, options, rows);
         } finally {
-          await Promise.all(servers.map((s) => s.stop()));
+          await Promise.all(servers.map((s) => s.server.stop()));
         }
+        const floor = rows.find((r) => r.db === dialect && r.scenario === 'floor');
+        for (const r of rows) if (floor && r.db === dialect && r.scenario === 'redeem') r.floorRatio = r.load.rps / floor.load.rps;
       }
     }
     if (!options.only || options.only.has('pages')) {
@@ -281,7 +373,7 @@ async function main(): Promise<void> {
   for (const dialect of options.dbs) await benchDatabase(dialect, stamp, options, rows, jobs, pages, seeds);
   const targets = checkTargets(rows, jobs, pages);
   const finishedAt = new Date();
-  process.stdout.write(`\n${formatTable(rows, jobs, pages)}\n\nTargets (issue 7):\n${formatTargets(targets)}\n`);
+  process.stdout.write(`\n${formatTable(rows, jobs, pages)}\n\nTargets (issues 7 and 18):\n${formatTargets(targets)}\n`);
   const dir = join(import.meta.dirname, 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${stamp}.json`);

@@ -27,6 +27,8 @@ export interface Pools {
 export interface Scenario {
   name: string;
   title: string;
+  /** Writes: the bench measures its WAL bytes per request in a window of their own (bench/wal.ts). */
+  writes?: boolean;
   /** Builds the request maker; called once per measured run. */
   maker(pools: Pools): () => RawRequest;
 }
@@ -93,6 +95,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'redeem',
+    writes: true,
     title: 'POST /v1/redemptions (coupon + tier, 5 items)',
     maker: (pools) => {
       const headers = json(serverHeaders());
@@ -105,6 +108,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'balance-add',
+    writes: true,
     title: 'POST /v1/loyalties/{id}/members/{code}/balance',
     maker: (pools) => {
       const headers = json(serverHeaders());
@@ -115,6 +119,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'transfer',
+    writes: true,
     title: 'POST /v1/loyalties/{id}/members/{code}/transfers',
     maker: (pools) => {
       const headers = json(serverHeaders());
