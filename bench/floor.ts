@@ -99,8 +99,25 @@ function compileParam(value: unknown, tokens: string[], startMs: number, shardAt
   return { render: () => value };
 }
 
-/** Positions of `shard` values among an INSERT's parameters (one tuple after another). */
+/** Which tables the recorded writes change, in order ("update vouchers, insert orders, …"). */
+export function describeWrites(writes: ReadonlyArray<{ sql: string }>): string {
+  return writes
+    .map((w) =>
+      [...w.sql.matchAll(/\b(insert\s+into|update|delete\s+from)\s+"?(\w+)"?/gi)]
+        .filter((m) => m[2]?.toLowerCase() !== 'set') // ON CONFLICT … DO UPDATE SET
+        .map((m) => `${(m[1] ?? '').split(/\s/)[0]?.toLowerCase()} ${m[2]}`)
+        .join(' + '),
+    )
+    .join(', ');
+}
+
+/**
+ * Positions (0-based) of the parameters that give a `shard` column its value. SQLite: one INSERT with `?`
+ * placeholders, tuple after tuple. PostgreSQL: `$n` placeholders, possibly several INSERTs in the parts
+ * of one WITH statement (src/store/held-writes.ts); each VALUES tuple is read for its shard entry.
+ */
 function shardPositions(sql: string, count: number): Set<number> {
+  if (/\$1\b/.test(sql)) return numberedShardPositions(sql);
   const match = /^\s*insert\s+into\s+"?\w+"?\s*\(([^)]*)\)\s*values/i.exec(sql);
   if (!match?.[1]) return new Set();
   const columns = match[1].split(',').map((c) => c.trim().replace(/"/g, ''));
@@ -108,6 +125,41 @@ function shardPositions(sql: string, count: number): Set<number> {
   if (at < 0) return new Set();
   const positions = new Set<number>();
   for (let p = at; p < Math.floor(count / columns.length) * columns.length; p += columns.length) positions.add(p);
+  return positions;
+}
+
+function numberedShardPositions(sql: string): Set<number> {
+  const positions = new Set<number>();
+  for (const m of sql.matchAll(/insert\s+into\s+"?\w+"?\s*\(([^)]*)\)\s*values\s*/gi)) {
+    const columns = (m[1] ?? '').split(',').map((c) => c.trim().replace(/"/g, ''));
+    const at = columns.indexOf('shard');
+    if (at < 0) continue;
+    let i = (m.index ?? 0) + m[0].length;
+    while (sql[i] === '(') {
+      // One tuple: split on the commas at depth 1.
+      let depth = 0;
+      let start = i + 1;
+      const items: string[] = [];
+      for (; i < sql.length; i++) {
+        const c = sql[i];
+        if (c === '(') depth++;
+        else if (c === ')') {
+          depth--;
+          if (depth === 0) {
+            items.push(sql.slice(start, i));
+            i++;
+            break;
+          }
+        } else if (c === ',' && depth === 1) {
+          items.push(sql.slice(start, i));
+          start = i + 1;
+        }
+      }
+      const placeholder = /^\s*\$(\d+)/.exec(items[at] ?? '');
+      if (placeholder?.[1]) positions.add(Number(placeholder[1]) - 1);
+      while (sql[i] === ' ' || sql[i] === ',' || sql[i] === '\n') i++;
+    }
+  }
   return positions;
 }
 

@@ -6,7 +6,7 @@ import { ServerProcess } from '../scripts/lib/server-process.ts';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../scripts/lib/throwaway-database.ts';
 import { openPostgresBulk, openSqliteBulk, type Bulk, type Row } from './bulk.ts';
 import { benchOrder, COUPON_CAMPAIGN, createFixtures, type Fixtures } from './fixtures.ts';
-import { captureRedemption, runFloor } from './floor.ts';
+import { captureRedemption, describeWrites, runFloor } from './floor.ts';
 import { bulkMetadataJobLatency } from './job-latency.ts';
 import { exportRedemptionsJob, generateCodesJob } from './jobs.ts';
 import { timeFirstPages, type FirstPageTiming } from './list-pages.ts';
@@ -172,7 +172,7 @@ function warmupPolicy(options: Options): WarmupPolicy {
 function formatCost(row: ScenarioRow): string {
   const parts: string[] = [];
   if (row.cost) parts.push(`${row.cost.cpuUs.toFixed(0)} µs CPU/req`, `${row.cost.statements.toFixed(1)} ${row.db === 'sqlite' ? 'statements' : 'round trips'}/req`);
-  if (row.wal) parts.push(`WAL ${(row.wal.bytesPerRequest / 1024).toFixed(1)} KB/req (${row.wal.requests} req${row.wal.backgroundPerSecond === null ? '' : `, cluster idle ${(row.wal.backgroundPerSecond / 1024).toFixed(0)} KB/s subtracted`})`);
+  if (row.wal) parts.push(`WAL ${(row.wal.bytesPerRequest / 1024).toFixed(1)} KB/req (${row.wal.requests} req${row.wal.backgroundPerSecond === null ? (row.db === 'postgres' ? ', records of this database by pg_walinspect' : '') : `, cluster idle ${(row.wal.backgroundPerSecond / 1024).toFixed(0)} KB/s subtracted`})`);
   if (row.warmup) {
     const rounds = row.warmup.cpuUsPerRound;
     if (rounds.length === 0) parts.push(`warm-up ${row.warmup.seconds.toFixed(1)} s (fixed)`);
@@ -258,6 +258,8 @@ async function runFloorScenario(db: ThrowawayDatabase, recorded: Awaited<ReturnT
   for (const r of rows) if (r.db === db.dialect && r.scenario === 'redeem') r.floorRatio = r.load.rps / floor.rps;
   log(`  ${db.dialect} ×1 floor             ${floor.rps.toFixed(0).padStart(7)} tx/s   p50 ${floor.p50.toFixed(2)} ms  p99 ${floor.p99.toFixed(2)} ms  (bench process CPU)`);
   log(`      ${formatCost(row)}`);
+  log(`      writes: ${describeWrites(recorded.writes)}`);
+  if (process.env.BENCH_FLOOR_SQL) for (const w of recorded.writes) log(`      ${w.sql.slice(0, 3000)}`);
   const redeem = rows.find((r) => r.db === db.dialect && r.processes === 1 && r.scenario === 'redeem');
   if (redeem?.floorRatio) log(`      redeem is ${(redeem.floorRatio * 100).toFixed(1)} % of the floor`);
 }

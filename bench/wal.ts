@@ -13,9 +13,12 @@ import pg from 'pg';
 // (page size + 24-byte frame header) is what the window's commits wrote. Holding checkpoints back does
 // not change what a commit appends; it only lets the log grow for the second or two the window lasts.
 //
-// PostgreSQL: pg_current_wal_lsn() before and after. The LSN is the whole cluster's, and other databases
-// on a shared server write too, so the rate measured in an idle second just before the window is
-// reported and subtracted.
+// PostgreSQL: the LSN is the whole cluster's, and other databases on a shared server write too. With
+// pg_walinspect (contrib, PostgreSQL 15+; the bench connects as a superuser and creates it in its
+// throwaway database) the window's WAL records are read back and only those of this database count:
+// records that change one of its blocks, and every record (the commit too) of a transaction that did.
+// Without it, the difference of pg_current_wal_insert_lsn() minus the cluster's rate in an idle second
+// just before is reported.
 
 export interface WalMeter {
   start(): Promise<void>;
@@ -69,32 +72,57 @@ export function sqliteWalMeter(file: string): WalMeter {
 export function postgresWalMeter(url: string): WalMeter {
   const client = new pg.Client({ connectionString: url });
   const connected = client.connect();
-  const lsn = async (): Promise<string> => {
+  const one = async <T>(sql: string, params: unknown[] = []): Promise<T> => {
     await connected;
-    const result = await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
-    return result.rows[0]?.lsn ?? '0/0';
+    const result = await client.query(sql, params);
+    return result.rows[0] as T;
   };
-  const diff = async (a: string, b: string): Promise<number> => {
-    const result = await client.query<{ d: string }>('select pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::text as d', [b, a]);
-    return Number(result.rows[0]?.d ?? 0);
-  };
+  let inspect: boolean | null = null;
+  let databaseOid = '';
   let startLsn = '0/0';
   let startedAt = 0;
   let background = 0;
+  const lsn = async () => (await one<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn')).lsn;
   return {
     async start() {
-      const idleFrom = await lsn();
-      const idleStarted = performance.now();
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      const idleTo = await lsn();
-      background = (await diff(idleFrom, idleTo)) / ((performance.now() - idleStarted) / 1000);
-      startLsn = idleTo;
+      if (inspect === null) {
+        // pg_walinspect (PostgreSQL 15 contrib) reads the WAL records themselves; it needs a superuser.
+        inspect = await one('create extension if not exists pg_walinspect').then(
+          () => true,
+          () => false,
+        );
+        databaseOid = (await one<{ oid: string }>('select oid::text as oid from pg_database where datname = current_database()')).oid;
+      }
+      if (!inspect) {
+        const idleFrom = await lsn();
+        const idleStarted = performance.now();
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        background = Number((await one<{ d: string }>('select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::text as d', [idleFrom])).d) / ((performance.now() - idleStarted) / 1000);
+      }
+      startLsn = await lsn();
       startedAt = performance.now();
     },
     async stop() {
-      const endLsn = await lsn();
+      if (inspect) {
+        // Records that touch a block of this database, and every record (commits included) of a
+        // transaction that did. Waits until the window's WAL is flushed, as pg_walinspect reads only that.
+        const endLsn = await lsn();
+        for (let i = 0; i < 100; i++) {
+          const { ok } = await one<{ ok: boolean }>('select pg_current_wal_flush_lsn() >= $1::pg_lsn as ok', [endLsn]);
+          if (ok) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        const pattern = `rel \\d+/${databaseOid}/`;
+        const { bytes } = await one<{ bytes: string }>(
+          `with r as (select xid, record_length, block_ref from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)),
+                ours as (select distinct xid from r where block_ref ~ $3 and xid <> '0')
+           select coalesce(sum(record_length), 0)::text as bytes from r where block_ref ~ $3 or xid in (select xid from ours)`,
+          [startLsn, endLsn, pattern],
+        );
+        return { bytes: Number(bytes), backgroundPerSecond: null };
+      }
       const seconds = (performance.now() - startedAt) / 1000;
-      const raw = await diff(startLsn, endLsn);
+      const raw = Number((await one<{ d: string }>('select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::text as d', [startLsn])).d);
       return { bytes: Math.max(0, raw - background * seconds), backgroundPerSecond: background };
     },
     async close() {
