@@ -3,6 +3,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import type { Db, Dialect, Tx } from '../store/db.ts';
 import { flushEvents, holdEvents, type EventSource, type NewEvent } from '../store/events.ts';
+import { holdWrites } from '../store/held-writes.ts';
 import { isRetryableConflict } from '../store/sql-errors.ts';
 
 /** What every use case needs from the outside world; built once per process. */
@@ -38,6 +39,7 @@ export async function inTransaction<T>(deps: Pick<Deps, 'db'>, fn: (tx: Tx) => P
     try {
       return await deps.db.transaction().execute(async (tx) => {
         holdEvents(tx);
+        holdWrites(tx);
         const result = await fn(tx);
         await flushEvents(tx);
         return result;

@@ -20,6 +20,14 @@ export async function lockCustomerRows(db: Executor, projectId: string, customer
   for (const id of wanted) mine.add(`${projectId}\u0000${id}`);
 }
 
+/** Records that the transaction locked this customer's row itself (a read FOR UPDATE). */
+export function noteCustomerLocked(db: Executor, projectId: string, customerId: string): void {
+  if (!isPostgres(db)) return;
+  let mine = held.get(db);
+  if (!mine) held.set(db, (mine = new Set()));
+  mine.add(`${projectId}\u0000${customerId}`);
+}
+
 /** After a rollback to a savepoint: locks taken inside it may be gone, so none is taken for granted. */
 export function forgetCustomerLocks(db: Executor): void {
   held.delete(db);

@@ -1,5 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
-import type { Executor } from './db.ts';
+import { noteCustomerLocked } from './customer-locks.ts';
+import { isPostgres, type Executor } from './db.ts';
 import { fromJson, toJson } from './json.ts';
 import { countLiveCustomers } from './list-counts.ts';
 import { prepared } from './prepared.ts';
@@ -288,6 +289,25 @@ export async function findLiveCustomerById(db: Executor, projectId: string, id: 
 
 export async function findLiveCustomerBySourceId(db: Executor, projectId: string, sourceId: string): Promise<CustomerRow | undefined> {
   return liveCustomerBySourceId.first(db, { projectId, sourceId });
+}
+
+// The same reads, holding the row until the transaction ends (PostgreSQL; SQLite writers take turns): a
+// redemption locks its customer anyway, and reading and locking in one statement saves a round trip.
+const lockedCustomerById = prepared((db, p: { projectId: string; id: string }) => {
+  const query = db.selectFrom('customers').selectAll().where('id', '=', p.id).where('project_id', '=', p.projectId).where('deleted_at', 'is', null);
+  return isPostgres(db) ? query.forUpdate() : query;
+});
+
+const lockedCustomerBySourceId = prepared((db, p: { projectId: string; sourceId: string }) => {
+  const query = db.selectFrom('customers').selectAll().where('project_id', '=', p.projectId).where('source_id', '=', p.sourceId).where('deleted_at', 'is', null);
+  return isPostgres(db) ? query.forUpdate() : query;
+});
+
+/** A live customer by id or source_id, its row locked (src/store/customer-locks.ts) when found. */
+export async function lockLiveCustomer(db: Executor, projectId: string, by: { id: string } | { sourceId: string }): Promise<CustomerRow | undefined> {
+  const row = 'id' in by ? await lockedCustomerById.first(db, { projectId, id: by.id }) : await lockedCustomerBySourceId.first(db, { projectId, sourceId: by.sourceId });
+  if (row) noteCustomerLocked(db, projectId, row.id);
+  return row;
 }
 
 export async function findLiveCustomersByIds(db: Executor, projectId: string, ids: readonly string[]): Promise<CustomerRow[]> {

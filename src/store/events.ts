@@ -1,5 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Executor } from './db.ts';
+import { flushWrites } from './held-writes.ts';
 import { fromJson, toJson } from './json.ts';
 import { prepared } from './prepared.ts';
 import type { Database, EventsTable } from './schema.ts';
@@ -66,12 +67,16 @@ export function holdEvents(tx: Executor): void {
   pending.set(tx, []);
 }
 
-/** Writes the events held for `tx`, in the order they were appended. */
+/**
+ * Writes the events held for `tx`, in the order they were appended, after the other writes it holds
+ * (src/store/held-writes.ts): on PostgreSQL a redemption's records, counts and events go in one statement.
+ */
 export async function flushEvents(tx: Executor): Promise<void> {
-  const held = pending.get(tx);
-  if (!held || held.length === 0) return;
-  pending.set(tx, []);
-  for (let i = 0; i < held.length; i += FLUSH_BATCH) await writeEvents(tx, held.slice(i, i + FLUSH_BATCH));
+  const held = pending.get(tx) ?? [];
+  if (held.length > 0) pending.set(tx, []);
+  const inserts = [];
+  for (let i = 0; i < held.length; i += FLUSH_BATCH) inserts.push(insertEvents.bind(tx, { rows: eventRows(held.slice(i, i + FLUSH_BATCH)) }));
+  await flushWrites(tx, inserts);
 }
 
 /** How many events are held for `tx` (a mark to go back to when a savepoint rolls back). */
@@ -95,8 +100,11 @@ export async function appendEvents(db: Executor, events: readonly NewEvent[]): P
 }
 
 async function writeEvents(db: Executor, events: readonly NewEvent[]): Promise<void> {
-  await insertEvents.run(db, {
-    rows: events.map((e) => ({
+  await insertEvents.run(db, { rows: eventRows(events) });
+}
+
+function eventRows(events: readonly NewEvent[]): Insertable<EventsTable>[] {
+  return events.map((e) => ({
       id: e.id,
       project_id: e.projectId,
       type: e.type,
@@ -114,8 +122,7 @@ async function writeEvents(db: Executor, events: readonly NewEvent[]): Promise<v
       source: toJson(e.source),
       group_id: e.groupId,
       created_at: e.createdAt,
-    })),
-  });
+  }));
 }
 
 function toStoredEvent(row: Selectable<EventsTable>): StoredEvent {

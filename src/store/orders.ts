@@ -93,22 +93,43 @@ export async function lockCustomers(db: Executor, projectId: string, customerIds
   await lockCustomerRows(db, projectId, customerIds);
 }
 
-const customerOrderSummaryUpdate = prepared((db, p: { projectId: string; customerId: string; countDelta: number; amountDelta: number; redeemed: number | undefined }) => {
-  const latest = db
+const orderInsert = prepared((db, p: { row: Insertable<OrdersTable> }) => db.insertInto('orders').values(p.row));
+
+/**
+ * Inserts an order without a source_id (nothing it could conflict with). Nothing in the transaction reads
+ * the row back, so on PostgreSQL the insert waits for the commit with the other held writes
+ * (src/store/held-writes.ts).
+ */
+export async function insertOrderWithoutSourceId(db: Executor, row: Insertable<OrdersTable> & { source_id: null }): Promise<void> {
+  await orderInsert.write(db, { row });
+}
+
+/** A counted order the transaction has just written, which the summary must see even if its insert is still held. */
+export interface NewCountedOrder {
+  id: string;
+  createdAt: string;
+  totalAmount: number;
+}
+
+const customerOrderSummaryUpdate = prepared((db, p: { projectId: string; customerId: string; countDelta: number; amountDelta: number; redeemed: number | undefined; newId?: string; newAt?: string; newAmount?: number }) => {
+  const stored = db
     .selectFrom('orders')
+    .select(['total_amount', 'created_at', 'id'])
     .where('project_id', '=', p.projectId)
     .where('customer_id', '=', p.customerId)
-    .where('status', 'in', COUNTED_STATUSES)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1);
+    .where('status', 'in', COUNTED_STATUSES);
+  const candidates =
+    p.newId === undefined
+      ? stored
+      : stored.unionAll(db.selectNoFrom([sql<number>`cast(${p.newAmount} as bigint)`.as('total_amount'), sql<string>`cast(${p.newAt} as text)`.as('created_at'), sql<string>`cast(${p.newId} as text)`.as('id')]));
+  const latest = db.selectFrom(candidates.as('o')).orderBy('o.created_at', 'desc').orderBy('o.id', 'desc').limit(1);
   return db
     .updateTable('customers')
     .set((eb) => ({
       orders_total_count: eb('orders_total_count', '+', p.countDelta),
       orders_total_amount: eb('orders_total_amount', '+', p.amountDelta),
-      orders_last_order_amount: latest.select('total_amount'),
-      orders_last_order_date: latest.select('created_at'),
+      orders_last_order_amount: latest.select('o.total_amount'),
+      orders_last_order_date: latest.select('o.created_at'),
       // Successful redemptions recorded with the order, counted in the same statement (redemption engine).
       ...(p.redeemed !== undefined
         ? { redemptions_total_redeemed: eb('redemptions_total_redeemed', '+', p.redeemed), redemptions_total_succeeded: eb('redemptions_total_succeeded', '+', p.redeemed) }
@@ -130,8 +151,13 @@ export async function applyCustomerOrderSummary(
   countDelta: number,
   amountDelta: number,
   redeemed?: number,
+  newOrder?: NewCountedOrder,
 ): Promise<void> {
-  await customerOrderSummaryUpdate.run(db, { projectId, customerId, countDelta, amountDelta, redeemed });
+  const args = { projectId, customerId, countDelta, amountDelta, redeemed, newId: newOrder?.id, newAt: newOrder?.createdAt, newAmount: newOrder?.totalAmount };
+  // With the new order named, the latest order is found without reading its row: the update may be held
+  // for the commit too (src/store/held-writes.ts).
+  if (newOrder) await customerOrderSummaryUpdate.write(db, args);
+  else await customerOrderSummaryUpdate.run(db, args);
 }
 
 export type OrderSortKey = 'created_at' | 'updated_at';

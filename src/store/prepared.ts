@@ -1,5 +1,6 @@
 import { type Compilable, type CompiledQuery, type QueryResult } from 'kysely';
 import { isPostgres, type Db, type Executor } from './db.ts';
+import { sendOrHold } from './held-writes.ts';
 
 // Queries built once and run many times. Building a Kysely query (parsing references, cloning and
 // freezing the operation tree, compiling it to text) costs 10–120 µs, several times what SQLite takes to
@@ -129,6 +130,13 @@ export interface PreparedQuery<A extends Args, R> {
   first(db: Executor, args: A): Promise<R | undefined>;
   /** The raw result (affected and inserted row counts for writes). */
   run(db: Executor, args: A): Promise<QueryResult<R>>;
+  /** The compiled statement with these arguments bound, to send later (src/store/held-writes.ts). */
+  bind(db: Executor, args: A): CompiledQuery<R>;
+  /**
+   * A write whose outcome the caller does not read: sent now, or, in a transaction that holds its writes
+   * (PostgreSQL), with the others in one statement just before the commit (src/store/held-writes.ts).
+   */
+  write(db: Executor, args: A): Promise<void>;
 }
 
 export function prepared<A extends Args, R>(build: (db: Db, p: A) => Compilable<R>): PreparedQuery<A, R> {
@@ -142,7 +150,7 @@ export function prepared<A extends Args, R>(build: (db: Db, p: A) => Compilable<
     }
     return compiled;
   };
-  const run = async (db: Executor, args: A): Promise<QueryResult<R>> => {
+  const bind = (db: Executor, args: A): CompiledQuery<R> => {
     const { query, slots } = compiledFor(db, args);
     const parameters = slots.map((slot) => {
       if ('constant' in slot) return slot.constant;
@@ -151,10 +159,13 @@ export function prepared<A extends Args, R>(build: (db: Db, p: A) => Compilable<
       assertPlain(value, slot.name);
       return value;
     });
-    return db.executeQuery<R>({ ...query, parameters } as CompiledQuery<R>);
+    return { ...query, parameters } as CompiledQuery<R>;
   };
+  const run = async (db: Executor, args: A): Promise<QueryResult<R>> => db.executeQuery<R>(bind(db, args));
   return {
     run,
+    bind,
+    write: async (db, args) => sendOrHold(db, bind(db, args)),
     all: async (db, args) => (await run(db, args)).rows,
     first: async (db, args) => (await run(db, args)).rows[0],
   };

@@ -408,10 +408,11 @@ const tierCountUpsert = prepared((db, p: { projectId: string; tierId: string; sh
  * Moves a tier's summary by relative amounts: the redemption engine adds each tier it redeems, and
  * subtracts when one is rolled back. One upsert into one of the tier's count rows, picked from `groupId`
  * (the request's parent or rollback id), so concurrent redemptions of a tier seldom wait for each other
- * on PostgreSQL. Callers run it last in their transaction, so even that wait holds nothing else.
+ * on PostgreSQL. Callers run it last in their transaction, and on PostgreSQL it waits for the commit
+ * with the transaction's other held writes (src/store/held-writes.ts), so even that wait holds nothing else.
  */
 export async function addToTierSummary(db: Executor, projectId: string, tierId: string, groupId: string, delta: TierSummaryDelta): Promise<void> {
-  await tierCountUpsert.run(db, { projectId, tierId, shard: shardOf(groupId, TIER_COUNT_SHARDS), redeemed: delta.redeemed, ordersAmount: delta.orderAmount, discountAmount: delta.discountAmount });
+  await tierCountUpsert.write(db, { projectId, tierId, shard: shardOf(groupId, TIER_COUNT_SHARDS), redeemed: delta.redeemed, ordersAmount: delta.orderAmount, discountAmount: delta.discountAmount });
 }
 
 const tierSummaries = prepared((db, p: { projectId: string; tierIds: string[] }) =>

@@ -55,14 +55,16 @@ export async function insertRedemptions(db: Executor, rows: readonly NewRedempti
     const key = `${count.project_id}\u0000${count.campaign_name}\u0000${count.result}\u0000${count.shard}`;
     (counts.get(key) ?? counts.set(key, count).get(key) ?? count).n += 1;
   }
+  // Nothing reads a transaction's new records back before it commits: the writes may wait for the commit
+  // (src/store/held-writes.ts).
   if (records.length === 1) {
-    await insertRecordRow.run(db, { row: records[0] as Insertable<RedemptionsTable> });
-    await insertSnapshotsRow.run(db, { row: snapshots[0] as Insertable<RedemptionSnapshotsTable> });
+    await insertRecordRow.write(db, { row: records[0] as Insertable<RedemptionsTable> });
+    await insertSnapshotsRow.write(db, { row: snapshots[0] as Insertable<RedemptionSnapshotsTable> });
   } else {
-    await insertRecordRows.run(db, { rows: records });
-    await insertSnapshotsRows.run(db, { rows: snapshots });
+    await insertRecordRows.write(db, { rows: records });
+    await insertSnapshotsRows.write(db, { rows: snapshots });
   }
-  await countRecords.run(db, { rows: [...counts.values()] });
+  await countRecords.write(db, { rows: [...counts.values()] });
 }
 
 /**
@@ -88,7 +90,7 @@ export async function eraseCustomerFromRedemptions(db: Executor, projectId: stri
 
 const ERASE_BATCH = 500;
 
-/** Rewrites the order snapshots of a customer's records, a batch at a time in record id order (redemptions_customer_id). */
+/** Rewrites the order snapshots of a customer's records, a batch at a time in record id order (export_redemptions_customer_id). */
 async function eraseOrderMetadata(db: Executor, projectId: string, customerId: string): Promise<void> {
   let after = '';
   for (;;) {
@@ -97,7 +99,7 @@ async function eraseOrderMetadata(db: Executor, projectId: string, customerId: s
       .innerJoin('redemptions as r', (join) => join.onRef('r.id', '=', 's.redemption_id').onRef('r.project_id', '=', 's.project_id'))
       .select(['s.redemption_id', 's.order_snapshot'])
       .where('s.project_id', '=', projectId)
-      .where('r.customer_id', '=', customerId)
+      .where(sql`coalesce(${sql.ref('r.customer_id')}, '')`, '=', customerId)
       .where('s.order_snapshot', 'is not', null)
       .where('r.id', '>', after)
       .orderBy('r.id')
@@ -291,7 +293,7 @@ export async function listRedemptions(db: Executor, q: RedemptionListQuery): Pro
   // indexed columns, so the rows skipped by the offset are never read from the table. (Asked for whole
   // rows at once, SQLite picked an index that satisfied the order but not the campaign condition and read
   // every skipped row to test it.)
-  let page = base.select('redemptions.id').orderBy(`redemptions.${q.sort}`, direction);
+  let page = base.select('redemptions.id').orderBy(sortKey(q.sort), direction);
   // Ties break on the id, which the id order is already.
   if (q.sort !== 'id') page = page.orderBy('redemptions.id', direction);
   const ids = (await page.offset(q.offset).limit(q.limit).execute()).map((r) => r.id);
@@ -303,6 +305,15 @@ export async function listRedemptions(db: Executor, q: RedemptionListQuery): Pro
   if (answeredByCounts(q)) return { rows, total: await countedTotal(db, q) };
   const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return { rows, total: Number(total.n) };
+}
+
+/**
+ * The expression a list sort orders by. Columns that may be NULL sort as '' — the expression the export
+ * indexes (migration 0009) are built on, so one index serves both, and NULLs land in the same place on
+ * both databases (migration 0039).
+ */
+function sortKey(sort: RedemptionSort) {
+  return sort === 'created_at' || sort === 'id' ? sql.ref(`redemptions.${sort}`) : sql`coalesce(${sql.ref(`redemptions.${sort}`)}, '')`;
 }
 
 /**

@@ -173,10 +173,11 @@ export async function resolveCustomerRow(
   deps: Deps,
   actor: Actor,
   ref: CustomerRef,
-  options: { createIfMissing: boolean },
+  /** `lock`: hold the found customer's row until the transaction ends (PostgreSQL). */
+  options: { createIfMissing: boolean; lock?: boolean },
 ): Promise<{ row: CustomerRow; created: boolean }> {
   if (ref.id) {
-    const row = await store.findLiveCustomerById(tx, actor.projectId, ref.id);
+    const row = options.lock ? await store.lockLiveCustomer(tx, actor.projectId, { id: ref.id }) : await store.findLiveCustomerById(tx, actor.projectId, ref.id);
     if (!row) throw errors.notFound('customer', ref.id);
     return { row, created: false };
   }
@@ -191,7 +192,9 @@ export async function resolveCustomerRow(
     }
     return insertOrFindWinner(tx, deps, actor, null, fields);
   }
-  const existing = await store.findLiveCustomerBySourceId(tx, actor.projectId, ref.source_id);
+  const existing = options.lock
+    ? await store.lockLiveCustomer(tx, actor.projectId, { sourceId: ref.source_id })
+    : await store.findLiveCustomerBySourceId(tx, actor.projectId, ref.source_id);
   if (existing) return { row: existing, created: false };
   if (!options.createIfMissing) throw errors.notFound('customer', ref.source_id);
   return insertOrFindWinner(tx, deps, actor, ref.source_id, fieldsOf(ref));

@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import { errors } from '../../domain/errors.ts';
 import { orderTotals, type OrderLine } from '../../domain/orders/order-math.ts';
-import { statusEvents, summaryChanges, type OrderStatus } from '../../domain/orders/order-status.ts';
+import { countsTowardSummary, statusEvents, summaryChanges, type OrderStatus } from '../../domain/orders/order-status.ts';
 import type { CreateOrderInput, ListOrdersInput, UpdateOrderInput } from '../../http/schemas/orders.ts';
 import type { CustomerInput } from '../../http/schemas/customers.ts';
 import { findLiveCustomerById, type CustomerRow } from '../../store/customers.ts';
@@ -179,9 +179,12 @@ async function afterWrite(
   const changes = summaryChanges(before ? facts(before) : null, facts(after));
   await store.lockCustomers(tx, actor.projectId, changes.map((c) => c.customerId));
   const redeemed = options.customerRedemptions;
+  // A new counted order is named to the summary, which then need not read it back (its insert may be held).
+  const counted = before === null && countsTowardSummary(after.status as OrderStatus) ? { id: after.id, createdAt: after.created_at, totalAmount: Number(after.total_amount) } : undefined;
   for (const change of changes) {
     const alsoRedeemed = redeemed && redeemed.customerId === change.customerId ? redeemed.succeeded : undefined;
-    await store.applyCustomerOrderSummary(tx, actor.projectId, change.customerId, change.countDelta, change.amountDelta, alsoRedeemed);
+    const newOrder = change.customerId === after.customer_id ? counted : undefined;
+    await store.applyCustomerOrderSummary(tx, actor.projectId, change.customerId, change.countDelta, change.amountDelta, alsoRedeemed, newOrder);
   }
   if (redeemed && !changes.some((c) => c.customerId === redeemed.customerId)) {
     await countCustomerRedemption(tx, actor.projectId, redeemed.customerId, 'SUCCESS', redeemed.succeeded);
@@ -252,7 +255,8 @@ export async function upsertOrderIn(tx: Tx, deps: Deps, actor: Actor, input: Cre
     paid_at: paidOnInsert ? deps.clock.now().toISOString() : null,
     updated_at: null,
   };
-  const inserted = await store.insertOrderIfAbsent(tx, row);
+  // Without a source_id nothing can conflict with the new order; with one, the unique index decides.
+  const inserted = row.source_id === null ? (await store.insertOrderWithoutSourceId(tx, { ...row, source_id: null }), true) : await store.insertOrderIfAbsent(tx, row);
   if (!inserted) {
     // A concurrent request created the order with this source_id after our look-up; update that one.
     const winner = sourceId === null ? undefined : await store.findOrderBySourceId(tx, actor.projectId, sourceId, { forUpdate: true });

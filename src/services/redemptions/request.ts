@@ -61,9 +61,12 @@ export async function readCustomer(db: Executor, projectId: string, ref: Custome
   return { id: null, row: null, simple: null, metadata: ref.metadata ?? {}, present: true };
 }
 
-/** The customer a redemption names, created from the data sent when its source_id is unknown. */
+/**
+ * The customer a redemption names, created from the data sent when its source_id is unknown. A customer
+ * found is locked as it is read: the redemption locks it before it writes anyway.
+ */
 export async function ensureCustomer(tx: Tx, deps: Deps, actor: Actor, ref: CustomerInput | null): Promise<CustomerFacts> {
   if (!ref) return { id: null, row: null, simple: null, metadata: {}, present: false };
-  const { row } = await resolveCustomerRow(tx, deps, actor, ref, { createIfMissing: true });
+  const { row } = await resolveCustomerRow(tx, deps, actor, ref, { createIfMissing: true, lock: true });
   return factsOf(row);
 }

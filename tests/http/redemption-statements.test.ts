@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { after, before, describe, test } from 'node:test';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { fixtures, type Json } from '../helpers/redemption-fixtures.ts';
+
+// How much database work one stackable redemption costs — a count, not a time, so it does not wobble:
+// statements on SQLite (each runs in-process), round trips on PostgreSQL (each waits for the server).
+// The budget is issue 18's: at most 15 statements on SQLite and 10 round trips on PostgreSQL for a
+// voucher and a promotion tier redeemed with a 5-item order by a known customer.
+
+const require = createRequire(import.meta.url);
+const pg = require('pg') as { Client: { prototype: { query: (...args: unknown[]) => unknown } } };
+const Sqlite = require('better-sqlite3') as { prototype: { prepare: (sql: string) => Record<string, unknown> } };
+
+const sent: string[] = [];
+let counting = false;
+const pgQuery = pg.Client.prototype.query;
+pg.Client.prototype.query = function query(this: unknown, ...args: unknown[]) {
+  if (counting) sent.push(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: string })?.text));
+  return pgQuery.apply(this, args);
+};
+const sqlitePrepare = Sqlite.prototype.prepare;
+Sqlite.prototype.prepare = function prepare(this: unknown, text: string) {
+  const statement = sqlitePrepare.call(this, text);
+  for (const method of ['all', 'run', 'get', 'iterate']) {
+    const original = statement[method] as (...a: unknown[]) => unknown;
+    statement[method] = (...a: unknown[]) => {
+      if (counting) sent.push(text);
+      return original.apply(statement, a);
+    };
+  }
+  return statement;
+};
+
+describe('database work of one redemption', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(async () => t.close());
+
+  test('a stacked redemption stays within its statement and round-trip budget', async () => {
+    const f = fixtures(t);
+    const products: Json[] = [];
+    for (let i = 0; i < 5; i++) products.push(await f.product(1000 + i));
+    const promotion = await f.promotion([{ name: 'tier', banner: 'b', action: { discount: { type: 'PERCENT', percent_off: 5 } } }]);
+    const campaign = await f.ok('POST', '/v1/campaigns', {
+      name: f.unique('Coupons'),
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'AUTO_UPDATE',
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+    });
+    const customer = await f.customer();
+    // Codes first: adding one changes the definitions, which the next redemption would load again.
+    const codes: string[] = [];
+    for (let i = 0; i < 3; i++) codes.push((await f.ok('POST', `/v1/campaigns/${campaign.id}/vouchers`, {})).code as string);
+    const redeem = async () => {
+      const code = codes.shift();
+      sent.length = 0;
+      counting = true;
+      const res = await t.request('POST', '/v1/redemptions', {
+        json: {
+          redeemables: [{ object: 'voucher', id: code }, { object: 'promotion_tier', id: promotion.promotion.tiers[0].id }],
+          customer: { source_id: customer.source_id },
+          order: { items: products.map((p) => ({ product_id: p.id, quantity: 1 })) },
+        },
+      });
+      counting = false;
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.redemptions.length, 2);
+      // The redemption's work is its transaction; the key check before it is cached for a second per
+      // process (src/services/auth/authenticator.ts) and may fall into any request.
+      const begin = sent.findIndex((text) => /^begin/i.test(text));
+      assert.ok(begin >= 0, sent.join('\n'));
+      return sent.slice(begin);
+    };
+    // The first redemptions fill the definitions cache and prepare statements; count a warm one.
+    await redeem();
+    await redeem();
+    const statements = await redeem();
+    const budget = t.db.dialect === 'postgres' ? 10 : 15;
+    assert.ok(statements.length <= budget, `${statements.length} statements (budget ${budget}):\n${statements.join('\n')}`);
+  });
+});

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { flushWrites, holdWrites } from '../../src/store/held-writes.ts';
+import { prepared } from '../../src/store/prepared.ts';
+import { inSavepoint } from '../../src/store/savepoints.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+// Writes held for the commit (PostgreSQL sends them as one statement of data-modifying WITH parts) must
+// land exactly as if each had been sent on its own: two writes of one row both count, a savepoint that
+// rolls back takes its writes with it, and the order of writes to one table is kept.
+
+const addCount = prepared((db, p: { projectId: string; n: number }) =>
+  db
+    .insertInto('redemption_counts')
+    .values({ project_id: p.projectId, campaign_name: 'held', result: 'SUCCESS', shard: 0, n: p.n })
+    .onConflict((oc) => oc.columns(['project_id', 'campaign_name', 'result', 'shard']).doUpdateSet({ n: sql<number>`redemption_counts.n + excluded.n` })),
+);
+
+describe('writes held for the commit', () => {
+  let handle: TestDatabase;
+  before(async () => {
+    handle = await createTestDatabase();
+  });
+  after(async () => handle.close());
+
+  const countOf = async (projectId: string) =>
+    Number((await handle.db.selectFrom('redemption_counts').select('n').where('project_id', '=', projectId).executeTakeFirst())?.n ?? 0);
+
+  test('two upserts of one row in one transaction both count, and nothing is written before the flush', async () => {
+    await handle.db.transaction().execute(async (tx) => {
+      holdWrites(tx);
+      await addCount.write(tx, { projectId: 'proj_held_1', n: 1 });
+      await addCount.write(tx, { projectId: 'proj_held_1', n: 2 });
+      await addCount.write(tx, { projectId: 'proj_held_2', n: 5 });
+      if (handle.dialect === 'postgres') {
+        const seen = await tx.selectFrom('redemption_counts').select('n').where('project_id', '=', 'proj_held_1').execute();
+        assert.deepEqual(seen, [], 'a held write is not sent before the flush');
+      }
+      await flushWrites(tx);
+    });
+    assert.equal(await countOf('proj_held_1'), 3);
+    assert.equal(await countOf('proj_held_2'), 5);
+  });
+
+  test('a savepoint that rolls back drops the writes it held', async () => {
+    await handle.db.transaction().execute(async (tx) => {
+      holdWrites(tx);
+      await addCount.write(tx, { projectId: 'proj_held_3', n: 1 });
+      await assert.rejects(
+        inSavepoint(tx, async () => {
+          await addCount.write(tx, { projectId: 'proj_held_3', n: 100 });
+          throw new Error('step failed');
+        }),
+        /step failed/,
+      );
+      await flushWrites(tx);
+    });
+    assert.equal(await countOf('proj_held_3'), 1);
+  });
+});
