@@ -52,9 +52,10 @@ export interface WarmupPolicy {
 /**
  * Rounds of load until the server's CPU per request has settled: the warm-up ends with a round whose CPU
  * per request (not req/s, so other processes on the machine matter less) is within 5 % of the round
- * before, after at least three rounds and `minRequests`. The JIT compiles hot functions after enough
- * calls and recompiles them as types settle; CPU per request falls until it is done. A round that
- * costs more than the one before (another process took the cores meanwhile) does not end it.
+ * before, after at least four rounds (the first a short one) and `minRequests`. The JIT compiles hot
+ * functions after enough calls and recompiles them as types settle; CPU per request falls until it is
+ * done, and can rest on a plateau for a round or two before the next tier (hence four rounds). A round
+ * that costs more than the one before (another process took the cores meanwhile) does not end it.
  */
 export async function warmUp(servers: readonly ProbedServer[], make: RequestMaker, policy: WarmupPolicy): Promise<Warmup> {
   const started = performance.now();
@@ -75,7 +76,7 @@ export async function warmUp(servers: readonly ProbedServer[], make: RequestMake
     const cpu = cost.cpuUs / Math.max(1, cost.requests);
     const previous = rounds[rounds.length - 1];
     rounds.push(cpu);
-    if (previous !== undefined && rounds.length >= 3 && requests >= policy.minRequests && Math.abs(cpu / previous - 1) <= 0.05) {
+    if (previous !== undefined && rounds.length >= 4 && requests >= policy.minRequests && Math.abs(cpu / previous - 1) <= 0.05) {
       settled = true;
       break;
     }
