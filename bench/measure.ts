@@ -50,6 +50,23 @@ export interface WarmupPolicy {
 }
 
 /**
+ * Waits until freshly started servers are idle: each uses under 5 % of a core for half a second (start-up
+ * work such as the JIT compiling the app on its background threads would otherwise be charged to the
+ * first scenario's requests). Returns the seconds waited; gives up after 20 s.
+ */
+export async function settle(servers: readonly ProbedServer[]): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < 20_000) {
+    const before = await Promise.all(servers.map((s) => s.probe.snapshot()));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const after = await Promise.all(servers.map((s) => s.probe.snapshot()));
+    const busiest = Math.max(...after.map((a, i) => a.cpu.user + a.cpu.system - (before[i]?.cpu.user ?? 0) - (before[i]?.cpu.system ?? 0)));
+    if (busiest < 0.05 * 500_000) break;
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/**
  * Rounds of load until the server's CPU per request has settled: the warm-up ends with a round whose CPU
  * per request (not req/s, so other processes on the machine matter less) is within 5 % of the round
  * before, after at least four rounds (the first a short one) and `minRequests`. The JIT compiles hot

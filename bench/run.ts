@@ -10,7 +10,7 @@ import { captureRedemption, describeWrites, runFloor } from './floor.ts';
 import { bulkMetadataJobLatency } from './job-latency.ts';
 import { exportRedemptionsJob, generateCodesJob } from './jobs.ts';
 import { timeFirstPages, type FirstPageTiming } from './list-pages.ts';
-import { measureWindow, sized, walWindow, warmUp, type WarmupPolicy } from './measure.ts';
+import { measureWindow, settle, sized, walWindow, warmUp, type WarmupPolicy } from './measure.ts';
 import { startProbedServer, type ProbedServer } from './probe.ts';
 import { checkTargets, formatTable, formatTargets, type JobRow, type PageRow, type ScenarioRow } from './report.ts';
 import { SCENARIOS, type Pools } from './scenarios.ts';
@@ -166,7 +166,7 @@ async function readPools(bulk: Bulk, fixtures: Fixtures, projectId: string, cust
 }
 
 function warmupPolicy(options: Options): WarmupPolicy {
-  return { connections: options.connections, roundSeconds: options.quick ? 2 : 3, maxSeconds: options.warmup, minRequests: 1000 };
+  return { connections: options.connections, roundSeconds: options.quick ? 2 : 3, maxSeconds: options.warmup, minRequests: 3000 };
 }
 
 function formatCost(row: ScenarioRow): string {
@@ -183,6 +183,7 @@ function formatCost(row: ScenarioRow): string {
 
 async function runScenarios(db: ThrowawayDatabase, servers: ProbedServer[], pools: Pools, options: Options, rows: ScenarioRow[]): Promise<void> {
   let empty: number | null = null;
+  log(`  ${db.dialect} ×${servers.length}: servers idle after ${(await settle(servers)).toFixed(1)} s`);
   for (const scenario of SCENARIOS) {
     // The empty route always runs: every ratio is against the ceiling of the same run.
     if (options.only && !options.only.has(scenario.name) && scenario.name !== 'empty') continue;
