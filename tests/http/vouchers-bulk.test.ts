@@ -100,16 +100,15 @@ describe('voucher bulk and metadata updates', () => {
     assert.deepEqual(((await t.sdk(other).vouchers.get('THEIRS-1')) as Json).metadata, { owner: 'them' });
   });
 
+  // Empty lists are accepted, as the vendor's schemas require nothing there (request leniency, issue 19);
+  // members of the wrong kind are not.
   test('bad bodies are 400 invalid_payload and enqueue nothing', async () => {
     const jobs = async () => Number((await t.deps.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
     const before = await jobs();
     const cases: Array<[string, unknown]> = [
-      ['/v1/vouchers/bulk/async', []],
       ['/v1/vouchers/bulk/async', [{ metadata: { a: 1 } }]],
       ['/v1/vouchers/bulk/async', [{ code: 'example_code', metadata: 'x' }]],
       ['/v1/vouchers/bulk/async', { code: 'example_code' }],
-      ['/v1/vouchers/metadata/async', { codes: [], metadata: {} }],
-      ['/v1/vouchers/metadata/async', { codes: ['a'] }],
       ['/v1/vouchers/metadata/async', { codes: 'a', metadata: {} }],
     ];
     for (const [path, json] of cases) {
