@@ -42,6 +42,12 @@ export interface WriteOptions {
   /** The request's customer, already read (the redemption engine): naming them by id needs no second read. */
   customer?: CustomerRow | null;
   /**
+   * Nothing in the caller's transaction reads a new order back (the redemption engine): its insert may wait
+   * for the commit with the transaction's other held writes (src/store/held-writes.ts). Callers that read
+   * the order afterwards (a reward paid with points) leave it unset.
+   */
+  unreadUntilCommit?: boolean;
+  /**
    * Entries to merge into the order's `redemptions` map as it is written (the redemption engine), instead
    * of reading the map back and writing it again.
    */
@@ -179,8 +185,9 @@ async function afterWrite(
   const changes = summaryChanges(before ? facts(before) : null, facts(after));
   await store.lockCustomers(tx, actor.projectId, changes.map((c) => c.customerId));
   const redeemed = options.customerRedemptions;
-  // A new counted order is named to the summary, which then need not read it back (its insert may be held).
-  const counted = before === null && countsTowardSummary(after.status as OrderStatus) ? { id: after.id, createdAt: after.created_at, totalAmount: Number(after.total_amount) } : undefined;
+  // A new counted order whose insert may be held is named to the summary, which then need not read it
+  // back; the summary update is then held too (same reason: nothing reads it before the commit).
+  const counted = options.unreadUntilCommit === true && before === null && countsTowardSummary(after.status as OrderStatus) ? { id: after.id, createdAt: after.created_at, totalAmount: Number(after.total_amount) } : undefined;
   for (const change of changes) {
     const alsoRedeemed = redeemed && redeemed.customerId === change.customerId ? redeemed.succeeded : undefined;
     const newOrder = change.customerId === after.customer_id ? counted : undefined;
@@ -256,7 +263,8 @@ export async function upsertOrderIn(tx: Tx, deps: Deps, actor: Actor, input: Cre
     updated_at: null,
   };
   // Without a source_id nothing can conflict with the new order; with one, the unique index decides.
-  const inserted = row.source_id === null ? (await store.insertOrderWithoutSourceId(tx, { ...row, source_id: null }), true) : await store.insertOrderIfAbsent(tx, row);
+  const held = options.unreadUntilCommit === true && row.source_id === null;
+  const inserted = held ? (await store.insertOrderWithoutSourceId(tx, { ...row, source_id: null }), true) : await store.insertOrderIfAbsent(tx, row);
   if (!inserted) {
     // A concurrent request created the order with this source_id after our look-up; update that one.
     const winner = sourceId === null ? undefined : await store.findOrderBySourceId(tx, actor.projectId, sourceId, { forUpdate: true });

@@ -139,6 +139,7 @@ async function storeOrder(
     lines: final.lines,
     customer: facts.customer.row,
     redemptions,
+    unreadUntilCommit: true,
     ...(facts.customer.id !== null ? { customerRedemptions: { customerId: facts.customer.id, succeeded } } : {}),
   });
 }
