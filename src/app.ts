@@ -92,8 +92,8 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
   installAuth(app, authenticator);
   installRateLimits(app, authenticator, deps.clock);
   installIdempotency(app, deps.db, deps.clock);
-  // SQLite commits do not wait for the disk (group commit, src/store/sqlite-durability.ts): an answer
-  // leaves only once every commit before it is durable. Registered after the idempotency hook, whose
+  // SQLite commits do not wait for the disk (group commit, src/store/sqlite-group-commit.ts and
+  // sqlite-durability.ts): an answer leaves only once every commit before it, and the open group, is durable. Registered after the idempotency hook, whose
   // request transactions commit while the answer is being sent.
   if (options.dialect === 'sqlite') {
     app.addHook('onSend', async (_request, _reply, payload) => {

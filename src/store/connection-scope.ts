@@ -158,7 +158,10 @@ class ScopedDriver implements Driver {
     await this.init();
     const raw = await this.#inner.acquireConnection();
     try {
-      await raw.executeQuery(CompiledQuery.raw(begin));
+      // A driver that groups transactions (src/store/sqlite-group-commit.ts) ends its open group first.
+      const grouping = this.#inner as Partial<{ beginOwnTransaction(connection: DatabaseConnection, begin: string): Promise<void> }>;
+      if (grouping.beginOwnTransaction) await grouping.beginOwnTransaction(raw, begin);
+      else await raw.executeQuery(CompiledQuery.raw(begin));
     } catch (error) {
       await this.#inner.releaseConnection(raw);
       throw error;

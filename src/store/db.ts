@@ -23,6 +23,7 @@ import {
 import pg from 'pg';
 import { registerScopedDialect, ScopedDialect } from './connection-scope.ts';
 import { startCheckpointer, WalDurability, type SyncFile } from './sqlite-durability.ts';
+import { GroupCommitSqliteDialect } from './sqlite-group-commit.ts';
 import type { Database } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -146,7 +147,10 @@ export function openSqlite(url: string, options: SqliteOptions = {}): DbHandle {
   const stopCheckpointer = options.checkpointer && !inMemory ? startCheckpointer(resolve(path)) : null;
   // With the checkpointer, the connection's own checkpoints are only a safety net (40 MB of WAL).
   if (stopCheckpointer) raw.pragma('wal_autocheckpoint = 10000');
-  const dialect = new ScopedDialect(new ImmediateSqliteDialect(wrapSqlite(raw, durability)), { begin: 'begin immediate', guardStatements: false });
+  const wrapped = wrapSqlite(raw, durability);
+  // Transactions commit in groups where their answers wait for the disk anyway (src/store/sqlite-group-commit.ts).
+  const inner = durability ? new GroupCommitSqliteDialect(wrapped, raw, durability) : new ImmediateSqliteDialect(wrapped);
+  const dialect = new ScopedDialect(inner, { begin: 'begin immediate', guardStatements: false });
   const db = new Kysely<Database>({ dialect });
   registerScopedDialect(db, dialect);
   if (durability) durabilities.set(db, durability);

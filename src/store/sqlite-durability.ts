@@ -39,6 +39,13 @@ export class WalDurability {
   #durable = 0;
   #syncing = false;
   #waiters: Waiter[] = [];
+  /** The open group of transactions sharing one COMMIT (src/store/sqlite-group-commit.ts), settled by it. */
+  #group: { ended: Promise<void>; resolve: () => void; reject: (error: Error) => void } | null = null;
+  /**
+   * Set when a group could not commit. Which answers belonged to it is not known once they have left the
+   * transaction, so no later answer is acknowledged by this process: it needs a restart (logged).
+   */
+  #failed: Error | null = null;
 
   constructor(databasePath: string, syncFile: SyncFile = fsync) {
     this.#walPath = `${databasePath}-wal`;
@@ -50,13 +57,44 @@ export class WalDurability {
     this.#committed++;
   }
 
-  /** Whether some commit is not known to be on disk yet. */
-  get pending(): boolean {
-    return this.#durable < this.#committed;
+  /** Called after each fsync (the group commit driver commits its open group then). */
+  onSynced: (() => void) | null = null;
+
+  /** Whether an fsync of the WAL is running: a group committed now could not be synced before it ends. */
+  get syncing(): boolean {
+    return this.#syncing;
   }
 
-  /** Resolves once every commit made before this call is on disk. */
+  /** A group of transactions began; their answers wait for groupEnded(). */
+  groupOpened(): void {
+    let resolve!: () => void;
+    let reject!: (error: Error) => void;
+    const ended = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    ended.catch(() => undefined);
+    this.#group = { ended, resolve, reject };
+  }
+
+  /** The open group committed (null) or was lost (the error its answers get, now and from then on). */
+  groupEnded(error: Error | null): void {
+    const group = this.#group;
+    this.#group = null;
+    if (error) this.#failed = error;
+    if (error) group?.reject(error);
+    else group?.resolve();
+  }
+
+  /** Whether some commit is not known to be on disk yet. */
+  get pending(): boolean {
+    return this.#group !== null || this.#failed !== null || this.#durable < this.#committed;
+  }
+
+  /** Resolves once every commit made before this call (and the group open now) is on disk. */
   flushed(): Promise<void> {
+    if (this.#failed) return Promise.reject(this.#failed);
+    if (this.#group) return this.#group.ended.then(() => this.flushed());
     const upTo = this.#committed;
     if (this.#durable >= upTo) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -96,6 +134,7 @@ export class WalDurability {
     }
     this.#waiters = still;
     this.#sync();
+    this.onSynced?.();
   }
 
   #walFd(): number {
