@@ -20,10 +20,11 @@ import { postgresWalMeter, sqliteWalMeter, type WalReading } from './wal.ts';
 // replaced by new ones, another unused coupon, a random customer, a random counter shard and timestamps
 // moved to now.
 //
-// Durability as the server has it. SQLite: synchronous = NORMAL, one COMMIT per redemption, and a
-// transaction counts as done once an fsync of the WAL that started after its commit has finished, shared
-// by every commit in between (src/store/sqlite-durability.ts, the server's own group commit), with the
-// server's checkpointer thread. PostgreSQL: one transaction per redemption, BEGIN … COMMIT over a pool as
+// Durability as the server has it. SQLite: synchronous = NORMAL and the server's group commit
+// (src/store/sqlite-group-commit.ts): transactions that come while a group is open run in savepoints of
+// it, the group commits once the event loop has had its turn and no fsync runs, and a transaction counts
+// as done once the fsync of the WAL after its group's COMMIT has finished (src/store/sqlite-durability.ts),
+// with the server's checkpointer thread. PostgreSQL: one transaction per redemption, BEGIN … COMMIT over a pool as
 // large as the server's (PUNCHCARD_DATABASE_POOL_SIZE, default 10), each statement a named prepared
 // statement and a round trip, synchronous_commit as the server runs.
 
@@ -252,19 +253,56 @@ function sqliteDriver(file: string, writes: CompiledWrite[]): Driver {
   const begin = db.prepare('begin immediate');
   const commit = db.prepare('commit');
   const rollback = db.prepare('rollback');
+  const savepoint = db.prepare('savepoint floor_member');
+  const release = db.prepare('release savepoint floor_member');
+  const rollbackMember = db.prepare('rollback to savepoint floor_member');
   let statements: Database.Statement[] | null = null;
+  // The server's grouping, without its Kysely driver: one open group at most, committed from the
+  // event loop's check phase or after an fsync ends.
+  let groupOpen = false;
+  let commitScheduled = false;
+  const commitGroup = () => {
+    if (!groupOpen) return;
+    groupOpen = false;
+    commit.run();
+    durability.noteCommit();
+    durability.groupEnded(null);
+  };
+  durability.onSynced = () => {
+    if (!commitScheduled) commitGroup();
+  };
   return {
     async transaction(params) {
       statements ??= writes.map((w) => db.prepare(w.sql));
-      begin.run();
+      const first = !groupOpen;
+      if (first) {
+        begin.run();
+        groupOpen = true;
+        durability.groupOpened();
+      } else {
+        savepoint.run();
+      }
       try {
         statements.forEach((s, i) => s.run(params[i] as unknown[]));
-        commit.run();
+        if (!first) release.run();
       } catch (error) {
-        if (db.inTransaction) rollback.run();
+        if (first) {
+          groupOpen = false;
+          if (db.inTransaction) rollback.run();
+          durability.groupEnded(null);
+        } else {
+          rollbackMember.run();
+          release.run();
+        }
         throw error;
       }
-      durability.noteCommit();
+      if (!commitScheduled) {
+        commitScheduled = true;
+        setImmediate(() => {
+          commitScheduled = false;
+          if (!durability.syncing) commitGroup();
+        });
+      }
       await durability.flushed();
     },
     async query(sql, params) {
@@ -272,6 +310,7 @@ function sqliteDriver(file: string, writes: CompiledWrite[]): Driver {
     },
     walMeter: () => sqliteWalMeter(file),
     async close() {
+      commitGroup();
       await durability.flushed();
       // The checkpointer's thread and its stop timer do not keep a process alive (a server has its
       // sockets for that); this process may have nothing else left to wait for.
