@@ -95,3 +95,22 @@ export async function revokeManagementKeys(db: Executor, at: string, exceptKeyId
   if (exceptKeyId !== undefined) query = query.where('key_id', '!=', exceptKeyId);
   await query.execute();
 }
+
+/** Every live application key of a project, server keys first, oldest first. */
+export async function listProjectApiKeys(db: Executor, projectId: string): Promise<ApiKeyRow[]> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('revoked_at', 'is', null)
+    .orderBy('kind', 'desc')
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+}
+
+/** Revokes one live key; false when it was revoked already (a concurrent rotation won). */
+export async function revokeApiKey(db: Executor, id: string, at: string): Promise<boolean> {
+  const result = await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

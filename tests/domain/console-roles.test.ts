@@ -31,6 +31,8 @@ const CASES: Array<[string, string, Record<Role, boolean>]> = [
   ['POST', '/management/v1/projects/:projectId/webhooks', { ADMIN: true, USER: false, VIEWER: false, MERCHANT: false }],
   ['PUT', '/management/v1/projects/:projectId/users/:userId', { ADMIN: true, USER: false, VIEWER: false, MERCHANT: false }],
   ['POST', '/management/v1/projects/users/invite', { ADMIN: true, USER: false, VIEWER: false, MERCHANT: false }],
+  ['GET', '/management/v1/projects/:projectId/api-keys', { ADMIN: true, USER: false, VIEWER: false, MERCHANT: false }],
+  ['POST', '/management/v1/projects/:projectId/api-keys/:keyId/rotate', { ADMIN: true, USER: false, VIEWER: false, MERCHANT: false }],
   ['GET', '/console/v1/session', { ADMIN: true, USER: true, VIEWER: true, MERCHANT: true }],
   ['DELETE', '/console/v1/sessions', { ADMIN: true, USER: true, VIEWER: true, MERCHANT: true }],
   ['POST', '/client/v1/redemptions', { ADMIN: false, USER: false, VIEWER: false, MERCHANT: false }],

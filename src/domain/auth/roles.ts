@@ -4,8 +4,9 @@
 // imports this file too, to hide what the role may not do.
 //
 // The vendor's four predefined roles:
-// - ADMIN: everything in the project, including its settings, webhooks, schemas and team (users and
-//   roles). Organisation-wide acts (creating, listing or deleting projects) stay with the management key.
+// - ADMIN: everything in the project, including its settings, API keys (see and rotate), webhooks, schemas
+//   and team (users and roles). Organisation-wide acts (creating, listing or deleting projects) stay with
+//   the management key.
 // - USER: the day-to-day work — campaigns, vouchers, customers, loyalty, orders, products, redemptions and
 //   rollbacks, exports — but not permanent deletion (GDPR erasure of customers, emptying the bin) nor the
 //   project's settings, webhooks, schemas or team, which it may only read.
@@ -35,6 +36,9 @@ const SELF_SERVICE = /^\/console\/v1\/(session|sessions|password)(\/|$)/;
 
 /** Routes of one project under the management API (`/management/v1/projects/:projectId/…`). */
 const PROJECT_MANAGEMENT = /^\/management\/v1\/projects\/:projectId(\/|$)/;
+
+/** A project's application keys: even their ids are for ADMINs only (they open the whole API). */
+const API_KEYS = /^\/management\/v1\/projects\/:projectId\/api-keys(\/|$)/;
 
 /** Irreversible deletions reserved to ADMIN. */
 const ADMIN_ONLY_V1: ReadonlyArray<readonly [string, RegExp]> = [
@@ -73,6 +77,7 @@ export function roleAllows(role: Role, method: string, route: string): boolean {
     // Organisation-wide routes: only inviting (to the session's own project, checked by the route).
     if (!PROJECT_MANAGEMENT.test(route)) return role === 'ADMIN' && verb === 'POST' && route === '/management/v1/projects/users/invite';
     if (role === 'ADMIN') return !(verb === 'DELETE' && route === '/management/v1/projects/:projectId');
+    if (API_KEYS.test(route)) return false;
     return safe && (role === 'USER' || role === 'VIEWER');
   }
 

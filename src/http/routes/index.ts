@@ -17,6 +17,7 @@ import { registerCampaignTemplateRoutes } from './campaign-templates/campaign-te
 import { registerExportRoutes } from './exports/exports.ts';
 import { registerProjectRoutes } from './management/projects.ts';
 import { registerUserRoutes } from './management/users.ts';
+import { registerApiKeyRoutes } from './management/api-keys.ts';
 import { registerConsoleSessionRoutes } from './console/session.ts';
 import { registerConsoleAssets } from './console/assets.ts';
 import { registerReportRoutes } from './reports/reports.ts';
@@ -33,6 +34,7 @@ import { registerTargetingRoutes } from './targeting/index.ts';
 export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<void> {
   registerProjectRoutes(app, ctx);
   registerUserRoutes(app, ctx);
+  registerApiKeyRoutes(app, ctx);
   registerConsoleSessionRoutes(app, ctx);
   await registerConsoleAssets(app);
   registerReportRoutes(app, ctx);

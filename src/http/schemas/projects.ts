@@ -67,7 +67,18 @@ export const CreateProjectBody = Type.Object({
   case_sensitive_codes: Type.Boolean(),
   cluster_id: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
   api_version: Type.Optional(Type.Literal('v2018-08-01')),
-  users: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 0, description: 'Punchcard has no dashboard users; must be empty' })),
+  users: Type.Optional(
+    Nullable(
+      Type.Array(
+        Type.Object({
+          id: Type.Optional(Nullable(Type.String({ maxLength: 128, description: "An existing user's id; send this or login" }))),
+          login: Type.Optional(Nullable(Type.String({ maxLength: 320, description: "An existing user's login (e-mail); send this or id" }))),
+          role: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'ADMIN, USER, VIEWER or MERCHANT' }))),
+        }),
+        { maxItems: 100, description: 'Existing users to assign to the new project, each with a role (invite new people with /management/v1/projects/users/invite)' },
+      ),
+    ),
+  ),
 });
 export type CreateProjectInput = Static<typeof CreateProjectBody>;
 

@@ -121,7 +121,7 @@ async function ensureProjectKey(
   return issueProjectKey(tx, deps, projectId, kind);
 }
 
-async function issueProjectKey(tx: Tx, deps: Pick<Deps, 'ids' | 'clock' | 'pepper'>, projectId: string, kind: 'server' | 'client'): Promise<KeyPair> {
+export async function issueProjectKey(tx: Tx, deps: Pick<Deps, 'ids' | 'clock' | 'pepper'>, projectId: string, kind: 'server' | 'client'): Promise<KeyPair> {
   const pair = { id: deps.ids.next(kind === 'server' ? 'app' : 'client'), secret: newSecret() };
   await insertApiKey(tx, {
     id: deps.ids.next('key'),

@@ -9,6 +9,7 @@ import * as store from '../../store/projects.ts';
 import type { ProjectObject } from '../../store/projects.ts';
 import type { Tx } from '../../store/db.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { assignInitialUsers } from '../users/project-users.ts';
 
 export interface IssuedKeyPair {
   app_id: string;
@@ -75,7 +76,10 @@ export interface NewProjectOptions {
   clientKey?: { id: string; secret: string } | null;
 }
 
-/** Creates a project with one server key and one client key; the secrets are returned once. */
+/**
+ * Creates a project with one server key and one client key (the secrets are returned once) and the
+ * existing users it starts with.
+ */
 export async function createProject(
   deps: Deps,
   actor: Omit<Actor, 'projectId'>,
@@ -148,6 +152,8 @@ export async function createProjectIn(
   await appendEvents(tx, [
     makeEvent(deps, { ...actor, projectId: id }, { type: 'project.created', entityId: id, data: { project: store.toProjectObject(row) } }),
   ]);
+  // The vendor's `users`: existing users join with their roles, or the project is not created at all.
+  await assignInitialUsers(tx, deps, actor, id, input.users ?? []);
   return {
     ...store.toProjectObject(row),
     server_side_key: { app_id: serverKey.id, app_token: serverKey.secret },

@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../../store/sql-errors.ts';
 import * as store from '../../store/users.ts';
 import type { UserObject } from '../../store/users.ts';
 import { revokeUserSessions } from '../../store/user-sessions.ts';
-import type { Executor } from '../../store/db.ts';
+import type { Executor, Tx } from '../../store/db.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 
 // The vendor's management API for project users: assign an existing user to a project with a role,
@@ -78,27 +78,47 @@ export interface AssignUserInput {
 
 /** Assigns an existing user (by `id` or by `login`, never both) to the project with a role. */
 export async function assignUser(deps: Deps, actor: Omit<Actor, 'projectId'>, projectId: string, input: AssignUserInput): Promise<UserObject> {
-  const hasId = input.id !== undefined && input.id !== null && input.id !== '';
-  const hasLogin = input.login !== undefined && input.login !== null && input.login !== '';
-  if (hasId === hasLogin) throw errors.invalidPayload('Send either id or login of the user, not both');
-  const role = parseRole(input.role);
+  const role = parseRole(checkReference(input).role);
   return inTransaction(deps, async (tx) => {
     await liveProject(tx, projectId);
     await lockProjectRow(tx, projectId);
-    const reference = (hasId ? input.id : input.login) as string;
-    const user = hasId ? await store.findUserById(tx, reference) : await store.findUserByLogin(tx, reference);
-    if (!user) throw errors.notFound('user', reference);
-    const now = deps.clock.now().toISOString();
-    try {
-      await store.insertProjectUser(tx, { project_id: projectId, user_id: user.id, role, created_at: now, updated_at: null });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw errors.duplicate('user', 'id', user.id);
-      throw error;
-    }
-    const object = await userObject(tx, user);
-    await appendEvents(tx, [makeEvent(deps, { ...actor, projectId }, { type: 'user.assigned', entityId: user.id, data: { user: object, role } })]);
-    return object;
+    return assignUserIn(tx, deps, actor, projectId, input, role);
   });
+}
+
+function checkReference(input: AssignUserInput, where = ''): AssignUserInput {
+  const hasId = input.id !== undefined && input.id !== null && input.id !== '';
+  const hasLogin = input.login !== undefined && input.login !== null && input.login !== '';
+  if (hasId === hasLogin) throw errors.invalidPayload(`Send either id or login of the user${where}, not both`);
+  return input;
+}
+
+/**
+ * The users a new project starts with (`users` of the vendor's project create): existing users, each by id
+ * or login with a role, assigned in the transaction that creates the project (the caller holds it).
+ */
+export async function assignInitialUsers(tx: Tx, deps: Deps, actor: Omit<Actor, 'projectId'>, projectId: string, users: readonly AssignUserInput[]): Promise<void> {
+  const roles = users.map((user, i) => parseRole(checkReference(user, ` in users[${i}]`).role));
+  for (const [i, user] of users.entries()) await assignUserIn(tx, deps, actor, projectId, user, roles[i] as Role);
+}
+
+async function assignUserIn(tx: Tx, deps: Deps, actor: Omit<Actor, 'projectId'>, projectId: string, input: AssignUserInput, role: Role): Promise<UserObject> {
+  const byId = input.id !== undefined && input.id !== null && input.id !== '';
+  const reference = (byId ? input.id : input.login) as string;
+  const user = byId ? await store.findUserById(tx, reference) : await store.findUserByLogin(tx, reference);
+  if (!user) throw errors.notFound('user', reference);
+  const now = deps.clock.now().toISOString();
+  // Checked before inserting: on PostgreSQL a failed insert would end the whole transaction.
+  if ((await store.findRole(tx, projectId, user.id)) !== undefined) throw errors.duplicate('user', 'id', user.id);
+  try {
+    await store.insertProjectUser(tx, { project_id: projectId, user_id: user.id, role, created_at: now, updated_at: null });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw errors.duplicate('user', 'id', user.id);
+    throw error;
+  }
+  const object = await userObject(tx, user);
+  await appendEvents(tx, [makeEvent(deps, { ...actor, projectId }, { type: 'user.assigned', entityId: user.id, data: { user: object, role } })]);
+  return object;
 }
 
 async function assertAnotherAdminRemains(tx: Executor, projectId: string, userId: string): Promise<void> {
