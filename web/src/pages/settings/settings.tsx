@@ -4,13 +4,14 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../../api/client.ts';
 import { fieldOfError, messageOf } from '../../api/field-errors.ts';
-import { useSession } from '../../app/session.tsx';
+import { useCan, useSession } from '../../app/session.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { notifyDone, notifyFailed } from '../../components/notify.ts';
 
 // Settings of the signed-in project through the management API: name, time zone and the origins its
-// client-side keys may be used from; its users and their roles (invite, change, remove).
+// client-side keys may be used from; its API keys (ids; rotate, with the new secret shown once; ADMIN
+// only); its users and their roles (invite, change, remove).
 
 const ROLES = ['ADMIN', 'USER', 'VIEWER', 'MERCHANT'];
 
@@ -80,6 +81,94 @@ function ProjectSettings({ projectId }: { projectId: string }) {
           <Group><Button type="submit" disabled={draft === null}>Save</Button></Group>
         </Stack>
       </form>
+    </Card>
+  );
+}
+
+interface ApiKey {
+  id: string;
+  app_id: string;
+  kind: 'server' | 'client';
+  name: string;
+  created_at: string;
+  fixed_by_environment: boolean;
+}
+
+const KEY_HEADERS = {
+  server: ['X-App-Id', 'X-App-Token'],
+  client: ['X-Client-Application-Id', 'X-Client-Token'],
+} as const;
+
+function NewSecret({ rotated }: { rotated: ApiKey & { app_token: string; replaces: string } }) {
+  const [idHeader, tokenHeader] = KEY_HEADERS[rotated.kind];
+  return (
+    <Stack gap="xs" data-testid="new-api-key">
+      <Text size="sm">Key {rotated.replaces} no longer works. Copy the new secret now: it is stored hashed and will not be shown again.</Text>
+      <Text size="xs" c="dimmed">{idHeader}</Text>
+      <Code data-testid="new-app-id">{rotated.app_id}</Code>
+      <Text size="xs" c="dimmed">{tokenHeader}</Text>
+      <Group gap="xs" wrap="nowrap">
+        <Code data-testid="new-app-token" style={{ overflowX: 'auto', whiteSpace: 'nowrap' }}>{rotated.app_token}</Code>
+        <CopyButton value={rotated.app_token}>{({ copied, copy }) => <Button size="compact-xs" onClick={copy}>{copied ? 'Copied' : 'Copy'}</Button>}</CopyButton>
+      </Group>
+      <Group justify="flex-end"><Button onClick={() => modals.closeAll()}>I have copied it</Button></Group>
+    </Stack>
+  );
+}
+
+function ApiKeys({ projectId }: { projectId: string }) {
+  const client = useQueryClient();
+  const keys = useQuery({ queryKey: ['api-keys', projectId], queryFn: () => api<{ data: ApiKey[] }>('GET', `/management/v1/projects/${projectId}/api-keys`) });
+  const rotate = (key: ApiKey) =>
+    modals.openConfirmModal({
+      title: `Rotate the ${key.kind}-side key ${key.app_id}?`,
+      children: (
+        <Text size="sm">
+          Requests signed with this key, and OAuth tokens issued to it, are refused from now on. A new key replaces it; its secret is shown once.
+        </Text>
+      ),
+      labels: { confirm: 'Rotate', cancel: 'Keep the key' },
+      confirmProps: { color: 'red' },
+      onConfirm: () =>
+        void api<ApiKey & { app_token: string; replaces: string }>('POST', `/management/v1/projects/${projectId}/api-keys/${key.id}/rotate`)
+          .then((rotated) => {
+            modals.open({ title: `New ${rotated.kind}-side key`, closeOnClickOutside: false, children: <NewSecret rotated={rotated} /> });
+            return client.invalidateQueries({ queryKey: ['api-keys', projectId] });
+          })
+          .catch((e: unknown) => notifyFailed('Key not rotated', e)),
+    });
+  return (
+    <Card withBorder>
+      <Title order={2} size="h4" mb="sm">API keys</Title>
+      <Text size="sm" c="dimmed" mb="sm">Secrets are stored hashed and shown only when a key is issued; rotate a key to get a new secret.</Text>
+      <ErrorAlert error={keys.error} />
+      {keys.isPending && <Loader aria-label="Loading API keys" />}
+      {keys.data && (
+        <Table.ScrollContainer minWidth={520}>
+          <Table>
+            <Table.Thead><Table.Tr><Table.Th>Key</Table.Th><Table.Th>Kind</Table.Th><Table.Th>Created</Table.Th><Table.Th /></Table.Tr></Table.Thead>
+            <Table.Tbody>
+              {keys.data.data.map((k) => (
+                <Table.Tr key={k.id} data-testid={`api-key-${k.kind}`}>
+                  <Table.Td>
+                    <Code data-testid="app-id">{k.app_id}</Code>
+                    <Text size="xs" c="dimmed">{k.name}</Text>
+                  </Table.Td>
+                  <Table.Td><Text size="sm">{k.kind === 'server' ? 'Server side' : 'Client side'}</Text></Table.Td>
+                  <Table.Td><Text size="sm">{new Date(k.created_at).toLocaleString()}</Text></Table.Td>
+                  <Table.Td>
+                    {k.fixed_by_environment ? (
+                      <Text size="xs" c="dimmed">Set by the server's environment; change it there</Text>
+                    ) : (
+                      <Button size="compact-xs" variant="light" color="red" aria-label={`Rotate ${k.kind}-side key`} onClick={() => rotate(k)}>Rotate</Button>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
     </Card>
   );
 }
@@ -190,11 +279,13 @@ function Team({ projectId, me }: { projectId: string; me: string }) {
 
 export function SettingsPage() {
   const { data: session } = useSession();
+  const can = useCan();
   if (!session) return null;
   return (
     <Stack>
       <PageHeader title="Settings" description={`Project ${session.project.name}; your role here is ${session.role}.`} />
       <ProjectSettings projectId={session.project.id} />
+      {can('GET', '/management/v1/projects/:projectId/api-keys') && <ApiKeys projectId={session.project.id} />}
       <Team projectId={session.project.id} me={session.user.id} />
     </Stack>
   );
