@@ -219,7 +219,7 @@ const IMAGE = 'https://example.com/image.png';
 /**
  * `METHOD path` → the request sent instead of the generic one (see above). Most keep the vendor's example and
  * only name objects that exist here; the vendor's examples carry its Postman placeholders
- * (`{{internalVoucherifyURL}}`), dates now in the past and, in two places, values its own request schema
+ * (`{{internalVoucherifyURL}}`), dates now in the past and, in one place, a value its own request schema
  * does not allow (noted at the entry).
  */
 export const WRITE_REQUESTS: Record<string, WriteRequestBuilder> = {
@@ -384,7 +384,8 @@ describe('conformance with the vendor OpenAPI: write operations', { skip: !vendo
     // The rollbacks' vendor examples name the order `test_rollback_8`.
     const redemption = await f.ok('POST', '/v1/redemptions', { redeemables: [{ object: 'voucher', id: code }], order: { source_id: 'test_rollback_8', amount: 5000 }, customer: { id: loyal.customer.id } });
     const order = await f.ok('POST', '/v1/orders', { amount: 2000, customer: { id: loyal.customer.id } });
-    // Objects the vendor's examples name by a name or code of the user's choosing.
+    // Objects the vendor's examples name by a name or code of the user's choosing. A voucher's `category`
+    // must name an existing category here (404 otherwise).
     for (const name of ['New Customers', 'Second', 'First', 'new customer acquisition']) await f.ok('POST', '/v1/categories', { name, hierarchy: 1 });
     await f.voucher({ discount: { type: 'AMOUNT', amount_off: 500 } }, 'BLCKFRDY');
     const gift = await f.giftCard(10000);
@@ -422,7 +423,7 @@ describe('conformance with the vendor OpenAPI: write operations', { skip: !vendo
     const spareProject = await f.ok('POST', '/management/v1/projects', { name: f.unique('Spare'), case_sensitive_codes: false, timezone: 'UTC', currency: 'USD' }, mgmt);
     const metadataSchema = await f.ok('POST', `/management/v1/projects/${t.projectId}/metadata-schemas`, { related_object: 'customer', properties: { level: { type: 'number' } } }, mgmt);
     const eventSchema = await f.ok('POST', `/management/v1/projects/${t.projectId}/custom-event-schemas`, { name: 'signed_up', schema: { properties: {} } }, mgmt);
-    // The custom events the vendor's event examples send.
+    // The custom events the vendor's event examples send: an event needs its schema first (DECISIONS 24).
     for (const name of ['event-name', 'user_subscribed']) await f.ok('POST', `/management/v1/projects/${t.projectId}/custom-event-schemas`, { name, schema: { properties: {} } }, mgmt);
     const webhook = await f.ok('POST', `/management/v1/projects/${t.projectId}/webhooks`, { target_url: 'https://hooks.example.com/fixture', events: ['customer.created'] }, mgmt);
     // Objects of their own for deletes whose shared fixture is still in use by objects the calls made.
