@@ -116,9 +116,17 @@ export const campaignFilterFields: FieldCatalog = (field) => {
     case 'start_date':
     case 'expiration_date':
       return { kind: 'instant', column: field };
-    // Stored as JSON objects; the vendor's date tests on them can only ask whether one is set.
+    // A timeframe ({ interval, duration }) is a recurrence, not a date; its windows repeat from the
+    // campaign's start_date (which a timeframe requires). So a date test on validity_timeframe asks when
+    // the recurring windows begin: it tests start_date, on campaigns that have a timeframe (`$after` X:
+    // windows starting after X; `$more_than` N: started over N days ago); a campaign without one never
+    // matches a positive test. `$has_value` is "has a timeframe".
     case 'validity_timeframe':
-      return { kind: 'text', column: 'validity_timeframe' };
+      return { kind: 'instant', column: 'start_date', onlyWith: 'validity_timeframe' };
+    // The weekdays the campaign is limited to; `$is` [1, 3] finds campaigns valid on Mondays and
+    // Wednesdays by their own day list (a campaign without a day limit has no list and is not matched).
+    case 'validity_day_of_week':
+      return { kind: 'day_list', column: 'validity_day_of_week' };
     default:
       return null;
   }

@@ -103,19 +103,29 @@ function dateOf(value: FilterValue): string {
   return instantOf(value).slice(0, 10);
 }
 
+/** Whether the JSON array in `column` has `day` among its members (NULL when the column is unreadable or unset). */
+function listHas(dialect: Dialect, column: string, day: FilterValue): Condition {
+  const json = readableJson(dialect, column);
+  if (dialect === 'postgres') return sql<SqlBool>`(${json} @> cast(${JSON.stringify([Number(day)])} as jsonb))`;
+  return sql<SqlBool>`(exists (select 1 from json_each(${json}) where json_each.value = ${Number(day)}))`;
+}
+
 function condition(dialect: Dialect, spec: FieldSpec, c: FilterCondition, now: Date): Condition {
+  const ref: RawBuilder<unknown> = spec.onlyWith ? sql`(case when ${sql.ref(spec.onlyWith)} is not null then ${sql.ref(spec.column)} end)` : sql`${sql.ref(spec.column)}`;
   const column: RawBuilder<unknown> =
     spec.kind === 'absent'
       ? sql`cast(null as text)`
       : spec.kind === 'flag'
-        ? sql`(case when ${sql.ref(spec.column)} is null then null when ${sql.ref(spec.column)} then 'true' else 'false' end)`
-        : sql`${sql.ref(spec.column)}`;
+        ? sql`(case when ${ref} is null then null when ${ref} then 'true' else 'false' end)`
+        : ref;
   const text: RawBuilder<unknown> = spec.kind === 'json' ? jsonText(dialect, spec.column, spec.member as string) : column;
   const nowMs = now.getTime();
   const [first] = c.values;
 
   const equals = (value: FilterValue): Condition => {
     switch (spec.kind) {
+      case 'day_list':
+        return listHas(dialect, spec.column, value);
       case 'text':
       case 'flag':
       case 'absent':
@@ -136,7 +146,11 @@ function condition(dialect: Dialect, spec: FieldSpec, c: FilterCondition, now: D
     }
   };
   const hasValue = (): Condition =>
-    spec.kind === 'text' || spec.kind === 'json' || spec.kind === 'flag' || spec.kind === 'absent' ? sql<SqlBool>`(${text} is not null and ${text} <> '')` : sql<SqlBool>`(${column} is not null)`;
+    spec.kind === 'day_list'
+      ? sql<SqlBool>`(${column} is not null and ${column} <> '[]')`
+      : spec.kind === 'text' || spec.kind === 'json' || spec.kind === 'flag' || spec.kind === 'absent'
+        ? sql<SqlBool>`(${text} is not null and ${text} <> '')`
+        : sql<SqlBool>`(${column} is not null)`;
   const between = (from: string, to: string, toExclusive: boolean): Condition =>
     toExclusive ? sql<SqlBool>`(${column} >= ${from} and ${column} < ${to})` : sql<SqlBool>`(${column} >= ${from} and ${column} <= ${to})`;
   /** A window relative to now: `days` ago (negative) or ahead (positive). */
@@ -149,6 +163,8 @@ function condition(dialect: Dialect, spec: FieldSpec, c: FilterCondition, now: D
 
   switch (c.operator) {
     case '$is':
+      // A list of weekdays is the one kind whose `$is` takes several values: it must have them all.
+      if (spec.kind === 'day_list') return all(c.values.map((v) => known(equals(v))));
       return known(equals(first as FilterValue));
     case '$is_not':
       return negate(known(equals(first as FilterValue)));

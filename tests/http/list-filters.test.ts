@@ -76,13 +76,7 @@ function operandQuery(field: string, operand: Schema): string {
  * Documented filters Punchcard does not take yet, each with the reason; the walk expects 400 for exactly
  * these, so one that starts working (or one more that stops) fails the test until this table follows.
  */
-const NOT_YET: Record<string, string> = {
-  'GET /v1/campaigns validity_timeframe $after': 'validity_timeframe is an interval and a duration; a date test on it has no meaning the vendor documents',
-  'GET /v1/campaigns validity_timeframe $before': 'as above',
-  'GET /v1/campaigns validity_timeframe $more_than': 'as above',
-  'GET /v1/campaigns validity_timeframe $less_than': 'as above',
-  'GET /v1/campaigns validity_day_of_week $is': 'needs a JSON array membership test that the list filter SQL does not have yet',
-};
+const NOT_YET: Record<string, string> = {};
 
 describe('list filters the vendor documents', { skip: !vendorSchemasAvailable && 'the vendor OpenAPI document is not on this machine' }, () => {
   let t: TestApp;
@@ -164,6 +158,46 @@ describe('list filters the vendor documents', { skip: !vendorSchemasAvailable &&
     const bad = await t.request('GET', '/v1/campaigns?filters[active][conditions][$sleeping]=');
     assert.equal(bad.status, 400);
     assert.equal(bad.body.key, 'invalid_query_params');
+  });
+
+  test('campaigns: validity_timeframe date tests read the start of its windows, validity_day_of_week $is has every day', async () => {
+    const voucher = { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } };
+    await f.ok('POST', '/v1/campaigns', { name: 'Happy hour', campaign_type: 'DISCOUNT_COUPONS', vouchers_count: 0, voucher, start_date: '2025-03-01T00:00:00Z', validity_timeframe: { interval: 'P1D', duration: 'PT1H' } });
+    await f.ok('POST', '/v1/campaigns', { name: 'Spring hour', campaign_type: 'DISCOUNT_COUPONS', vouchers_count: 0, voucher, start_date: '2026-03-01T00:00:00Z', validity_timeframe: { interval: 'P1D', duration: 'PT1H' } });
+    await f.ok('POST', '/v1/campaigns', { name: 'Plain start', campaign_type: 'DISCOUNT_COUPONS', vouchers_count: 0, voucher, start_date: '2025-03-01T00:00:00Z' });
+    await f.ok('POST', '/v1/campaigns', { name: 'Midweek', campaign_type: 'DISCOUNT_COUPONS', vouchers_count: 0, voucher, validity_day_of_week: [1, 3] });
+    await f.ok('POST', '/v1/campaigns', { name: 'Weekend', campaign_type: 'DISCOUNT_COUPONS', vouchers_count: 0, voucher, validity_day_of_week: [0, 6] });
+    const names = async (query: string) => (await f.ok('GET', `/v1/campaigns?limit=50&${query}`)).campaigns.map((c: Json) => c.name).sort();
+    assert.deepEqual(await names('filters[validity_timeframe][conditions][$after]=2025-06-01T00:00:00Z'), ['Spring hour']);
+    assert.deepEqual(await names('filters[validity_timeframe][conditions][$before]=2025-06-01T00:00:00Z'), ['Happy hour'], 'a start_date without a timeframe does not count');
+    assert.deepEqual(await names('filters[validity_timeframe][conditions][$has_value]='), ['Happy hour', 'Spring hour']);
+    // The test clock starts on 2026-03-02: Spring hour's windows began a day ago, Happy hour's a year ago.
+    assert.deepEqual(await names('filters[validity_timeframe][conditions][$more_than]=3'), ['Happy hour']);
+    assert.deepEqual(await names('filters[validity_timeframe][conditions][$less_than]=3'), ['Spring hour']);
+    assert.deepEqual(await names('filters[validity_day_of_week][conditions][$is][0]=3'), ['Midweek']);
+    assert.deepEqual(await names('filters[validity_day_of_week][conditions][$is][0]=1&filters[validity_day_of_week][conditions][$is][1]=3'), ['Midweek']);
+    assert.deepEqual(await names('filters[validity_day_of_week][conditions][$is][0]=3&filters[validity_day_of_week][conditions][$is][1]=6'), []);
+    const bad = await t.request('GET', '/v1/campaigns?filters[validity_day_of_week][conditions][$is][0]=7');
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.key, 'invalid_query_params');
+  });
+
+  test('loyalty member transactions: filters by id and created_at, on both paths', async () => {
+    await f.ok('POST', `/v1/loyalties/${ids.loyalty}/members/${ids.loyaltyMember}/balance`, { points: 5 });
+    for (const base of [`/v1/loyalties/${ids.loyalty}/members/${ids.loyaltyMember}/transactions`, `/v1/loyalties/members/${ids.loyaltyMember}/transactions`]) {
+      const all = (await f.ok('GET', `${base}?limit=50`)).data.map((tx: Json) => tx.id as string);
+      assert.ok(all.length >= 2, `the card was credited twice: ${JSON.stringify(all)}`);
+      const [known] = all;
+      const listed = async (query: string) => (await f.ok('GET', `${base}?limit=50&${query}`)).data.map((tx: Json) => tx.id as string);
+      assert.deepEqual(await listed(`filters[id][conditions][$is]=${known}`), [known]);
+      assert.deepEqual(await listed(`filters[id][conditions][$is_not]=${known}`), all.filter((id: string) => id !== known));
+      assert.deepEqual(await listed(`filters[id][conditions][$not_in][0]=${known}`), all.filter((id: string) => id !== known));
+      assert.deepEqual(await listed('filters[created_at][conditions][$after]=2999-01-01T00:00:00Z'), []);
+      assert.deepEqual(await listed('filters[created_at][conditions][$less_than]=1'), all);
+      const bad = await t.request('GET', `${base}?filters[voucher_id][conditions][$is]=x`);
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.key, 'invalid_query_params');
+    }
   });
 
   test('publications: campaign_name, is_referral_code and failure_code', async () => {

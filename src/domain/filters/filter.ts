@@ -44,9 +44,11 @@ export type FilterOperator = (typeof FILTER_OPERATORS)[number];
  * - `date`: a `YYYY-MM-DD` text column (`birthdate`);
  * - `json`: one member of a JSON object column (`metadata.tier`), whose type is known only per row;
  * - `flag`: a boolean column, compared as the text `true` / `false` (the vendor filters them as strings);
- * - `absent`: a field the vendor offers that Punchcard never records a value for (so every row lacks it).
+ * - `absent`: a field the vendor offers that Punchcard never records a value for (so every row lacks it);
+ * - `day_list`: a JSON array of weekday numbers 0–6 (`validity_day_of_week`); `$is` holds when the list
+ *   has every given day, `$in` when it has any of them, `$not_in` when it has none.
  */
-export type FieldKind = 'text' | 'number' | 'instant' | 'date' | 'json' | 'flag' | 'absent';
+export type FieldKind = 'text' | 'number' | 'instant' | 'date' | 'json' | 'flag' | 'absent' | 'day_list';
 
 export interface FieldSpec {
   kind: FieldKind;
@@ -54,6 +56,8 @@ export interface FieldSpec {
   column: string;
   /** For `json` fields: the member of the JSON object in `column`. */
   member?: string;
+  /** The value counts only on rows where this other column is set (a missing value everywhere else). */
+  onlyWith?: string;
 }
 
 /** The fields one object type can be filtered on; `null` for a field it does not offer. */
@@ -109,6 +113,7 @@ const OPERATORS_BY_KIND: Record<FieldKind, ReadonlySet<FilterOperator>> = {
   json: new Set([...PRESENCE, ...EQUALITY, ...TEXT_MATCH, ...COMPARISON]),
   flag: new Set([...PRESENCE, ...EQUALITY, ...TEXT_MATCH]),
   absent: new Set([...PRESENCE, ...EQUALITY, ...TEXT_MATCH]),
+  day_list: new Set([...PRESENCE, '$is', '$in', '$not_in']),
 };
 
 const DATE_OR_DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -152,6 +157,14 @@ function checkValues(path: string, kind: FieldKind, operator: FilterOperator, gi
     case '$in':
     case '$not_in': {
       const single = operator === '$is' || operator === '$is_not';
+      if (kind === 'day_list') {
+        // The vendor documents `$is` with an array of weekdays; a query string carries them as text.
+        const days = values.map((v) => (typeof v === 'string' && /^[0-6]$/.test(v) ? Number(v) : v));
+        if (days.length === 0 || !days.every((v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 6)) {
+          throw new FilterError(`Property ${path} should be a non-empty array of weekdays 0-6`);
+        }
+        return days as FilterValue[];
+      }
       if (kind === 'number') return single ? exactlyOne('number', isNumber) : atLeastOne('numbers', isNumber);
       if (kind === 'instant' || kind === 'date') {
         return single ? exactlyOne('ISO 8601 date or date-time', isDate) : atLeastOne('ISO 8601 dates', isDate);

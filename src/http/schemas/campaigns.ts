@@ -154,7 +154,7 @@ export const ListCampaignsQuery = Type.Object({
   filters: Type.Optional(
     Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'filters[<field>][conditions][<$op>]=…, fields: campaigns (name), campaigns_id (id), campaign_status, categories / category_ids, type, voucher_type, created_date, updated_at, start_date, expiration_date, validity_timeframe, metadata.<key>; filters[active][conditions][$enabled|$disabled|$expired|$active]=, filters[status][conditions][$active|$failed|$in_progress|$expired|before_start]=; filters[junction]=and|or (the state filters always add to the others)',
+        'filters[<field>][conditions][<$op>]=…, fields: campaigns (name), campaigns_id (id), campaign_status, categories / category_ids, type, voucher_type, created_date, updated_at, start_date, expiration_date, validity_timeframe (start of its windows), validity_day_of_week ($is: has every day), metadata.<key>; filters[active][conditions][$enabled|$disabled|$expired|$active]=, filters[status][conditions][$active|$failed|$in_progress|$expired|before_start]=; filters[junction]=and|or (the state filters always add to the others)',
     }),
   ),
 });

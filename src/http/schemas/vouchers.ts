@@ -201,6 +201,15 @@ export const CampaignTransactionsQuery = Type.Object({
 });
 export type CampaignTransactionsInput = Static<typeof CampaignTransactionsQuery>;
 
+/** A loyalty card's transactions (`GET /v1/loyalties/members/{memberId}/transactions` and the form with the program). */
+export const MemberTransactionsQuery = Type.Object({
+  ...ListTransactionsQuery.properties,
+  filters: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), { description: 'filters[<field>][conditions][<$op>]=…, fields: id, created_at; filters[junction]=and|or' }),
+  ),
+});
+export type MemberTransactionsInput = Static<typeof MemberTransactionsQuery>;
+
 export const TransactionObject = Type.Object({
   id: Type.String({ description: 'vtx_…' }),
   source_id: Nullable(Type.String()),

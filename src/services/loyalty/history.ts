@@ -1,5 +1,5 @@
 import type { ScopedExportInput } from '../../http/schemas/exports.ts';
-import type { CampaignTransactionsInput, ListTransactionsInput } from '../../http/schemas/vouchers.ts';
+import type { CampaignTransactionsInput, MemberTransactionsInput } from '../../http/schemas/vouchers.ts';
 import type { MemberActivitiesInput, MemberActivityInput, PageInput } from '../../http/schemas/loyalty.ts';
 import { errors } from '../../domain/errors.ts';
 import { findCardEvent, listCardActivity, listUsableBuckets, type CardEvent } from '../../store/loyalty.ts';
@@ -20,7 +20,7 @@ import { loyaltyCard, loyaltyProgram, projectDay } from './cards.ts';
 // the event log filtered by the card (2.6).
 
 /** Card transactions: the voucher area's list, so gift and loyalty cards page and render the same way. */
-export async function cardTransactions(deps: Deps, actor: Actor, campaignId: string | null, memberId: string, query: ListTransactionsInput): Promise<TransactionList> {
+export async function cardTransactions(deps: Deps, actor: Actor, campaignId: string | null, memberId: string, query: MemberTransactionsInput): Promise<TransactionList> {
   const program = campaignId === null ? undefined : await loyaltyProgram(deps.db, actor, campaignId);
   const card = await loyaltyCard(deps.db, actor, memberId, program);
   return listTransactionsOfCard(deps, actor, card, query);

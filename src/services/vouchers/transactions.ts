@@ -1,11 +1,11 @@
 import type { ScopedExportInput } from '../../http/schemas/exports.ts';
-import type { CampaignTransactionsInput, ListTransactionsInput } from '../../http/schemas/vouchers.ts';
+import type { CampaignTransactionsInput, ListTransactionsInput, MemberTransactionsInput } from '../../http/schemas/vouchers.ts';
 import { errors } from '../../domain/errors.ts';
 import { FilterError, parseFilter } from '../../domain/filters/filter.ts';
 import { findLiveCampaign, type CampaignRow } from '../../store/campaigns.ts';
 import { fromJson } from '../../store/json.ts';
 import type { TransactionRow } from '../../store/ledger.ts';
-import { campaignTransactionFilterFields, listCampaignTransactions, listCardTransactions } from '../../store/voucher-transactions.ts';
+import { campaignTransactionFilterFields, listCampaignTransactions, listCardTransactions, memberTransactionFilterFields } from '../../store/voucher-transactions.ts';
 import type { VoucherRow } from '../../store/vouchers.ts';
 import type { Actor, Deps } from '../context.ts';
 import { createScopedExport } from '../exports/exports.ts';
@@ -53,14 +53,26 @@ export function toTransactionObject(row: TransactionRow): TransactionObject {
   };
 }
 
-/** One page of a card's transactions, newest first unless `order=id`. Shared with the loyalty member endpoints. */
-export async function listTransactionsOfCard(deps: Deps, actor: Actor, card: VoucherRow, query: ListTransactionsInput): Promise<TransactionList> {
+/**
+ * One page of a card's transactions, newest first unless `order=id`. Shared with the loyalty member
+ * endpoints, which also take `filters` (id, created_at; the voucher list's vendor operation has none).
+ */
+export async function listTransactionsOfCard(deps: Deps, actor: Actor, card: VoucherRow, query: ListTransactionsInput | MemberTransactionsInput): Promise<TransactionList> {
+  let filter;
+  try {
+    // A live list, so "created less than 3 days ago" may be asked.
+    filter = 'filters' in query && query.filters ? parseFilter(query.filters, memberTransactionFilterFields, { path: '.filters', allowRelativeTime: true }) : undefined;
+  } catch (error) {
+    if (error instanceof FilterError) throw errors.invalidQuery(error.details);
+    throw error;
+  }
   const { rows, hasMore } = await listCardTransactions(deps.db, {
     projectId: actor.projectId,
     voucherId: card.id,
     limit: query.limit ?? 10,
     descending: (query.order ?? '-id') === '-id',
     ...(query.starting_after_id !== undefined ? { startingAfterId: query.starting_after_id } : {}),
+    ...(filter ? { filter: { filter, dialect: deps.dialect, now: deps.clock.now() } } : {}),
   });
   const data = rows.map(toTransactionObject);
   const last = data[data.length - 1];

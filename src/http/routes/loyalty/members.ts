@@ -44,7 +44,7 @@ import {
   TransferBody,
 } from '../../schemas/loyalty.ts';
 import { ExportObject, ScopedExportBody } from '../../schemas/exports.ts';
-import { CampaignTransactionsQuery, ListTransactionsQuery, TransactionList } from '../../schemas/vouchers.ts';
+import { CampaignTransactionsQuery, MemberTransactionsQuery, TransactionList } from '../../schemas/vouchers.ts';
 
 // Loyalty members and their points (loyalty reference 2, 3; seed 4.7). Paths name cards by code; the
 // variants without a campaign find the card in any program.
@@ -152,7 +152,7 @@ export function registerLoyaltyMemberRoutes(app: TypedApp, { deps }: RouteContex
         operationId: 'listLoyaltyMemberTransactions',
         summary: "List a card's points transactions, newest first",
         params: CampaignMemberParams,
-        querystring: ListTransactionsQuery,
+        querystring: MemberTransactionsQuery,
         response: { 200: TransactionList, ...errorResponses(404) },
       },
     },
@@ -166,7 +166,7 @@ export function registerLoyaltyMemberRoutes(app: TypedApp, { deps }: RouteContex
         operationId: 'listLoyaltyCardTransactions',
         summary: "List a card's points transactions by its code, newest first",
         params: MemberParams,
-        querystring: ListTransactionsQuery,
+        querystring: MemberTransactionsQuery,
         response: { 200: TransactionList, ...errorResponses(404) },
       },
     },
