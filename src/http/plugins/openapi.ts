@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { lenientBodyKind } from './request-leniency.ts';
 
 // The OpenAPI document is generated from the route schemas (so it cannot describe a route that does not
 // exist), served at /openapi.json, rendered at /docs (Redoc, below), and committed as openapi.json with a
@@ -53,6 +54,19 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
                 : [];
       const withSecurity = route.config?.auth === 'public' || area.length === 0 ? schema : { ...schema, security: area };
       return { schema: withSecurity, url };
+    },
+    // The generator marks every request body required; where an operation requires no members, the
+    // leniency rule (./request-leniency.ts) takes a request without one, and the document says so.
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
+      const { openapiObject } = documentObject;
+      for (const operations of Object.values(openapiObject.paths ?? {})) {
+        for (const operation of Object.values(operations as Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> } }>)) {
+          const body = operation?.requestBody;
+          if (body?.content?.['application/json'] && lenientBodyKind(body.content['application/json'].schema) !== null) body.required = false;
+        }
+      }
+      return openapiObject;
     },
   });
 
