@@ -68,6 +68,7 @@ export type SeedKind =
   | 'consent'
   | 'consentGroup'
   | 'location'
+  | 'apiKey'
   | 'user';
 
 const ID_PATTERN = /^[a-z]{1,8}_[0-9A-Za-z]{12,}$/;
@@ -282,6 +283,9 @@ export async function seedProject(http: HttpClient, projectId: string, keys: { s
     // Nothing creates a location (src/services/locations): the same unknown id in every project, which the
     // tenancy sweep then leaves alone (there is no object whose isolation it could check).
     location: 'loc_000000000000000000000000',
+    // The sweeps never rotate a real key: a request they expect to be refused that a rotation accepted
+    // would cut the project's keys for every request after it. An unknown key id, like the location.
+    apiKey: 'key_000000000000000000000000',
     user: str(user, 'id'),
   };
   for (const value of Object.values(ids)) if (ID_PATTERN.test(value)) allIds.add(value);
@@ -377,6 +381,8 @@ export function pathValue(template: string, param: string, ids: Record<SeedKind,
       return ids.location;
     case 'userId':
       return ids.user;
+    case 'keyId':
+      return ids.apiKey;
     default:
       throw new Error(`no seeded object for path parameter {${param}} of ${template}: add one to tests/reliability/helpers/seed-project.ts`);
   }
