@@ -110,7 +110,13 @@ export async function listProjectApiKeys(db: Executor, projectId: string): Promi
 }
 
 /** Revokes one live key; false when it was revoked already (a concurrent rotation won). */
-export async function revokeApiKey(db: Executor, id: string, at: string): Promise<boolean> {
-  const result = await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+export async function revokeApiKey(db: Executor, projectId: string, id: string, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }

@@ -73,7 +73,7 @@ export async function rotateApiKey(deps: Deps, actor: Omit<Actor, 'projectId'>, 
       });
     }
     const now = deps.clock.now().toISOString();
-    if (!(await revokeApiKey(tx, old.id, now))) throw errors.notFound('api_key', keyId);
+    if (!(await revokeApiKey(tx, projectId, old.id, now))) throw errors.notFound('api_key', keyId);
     const pair = await issueProjectKey(tx, deps, projectId, old.kind);
     const fresh = (await listProjectApiKeys(tx, projectId)).find((row) => row.app_id === pair.id);
     if (!fresh) throw new Error('new key vanished inside its own transaction');
