@@ -1028,6 +1028,34 @@ export interface UserSessionsTable {
   user_agent: string | null;
 }
 
+/** A project's branding (vendor management `…/branding`, one per project); JSON members as given. */
+export interface BrandingsTable {
+  id: string;
+  project_id: string;
+  brand: Json | null;
+  address: Json | null;
+  contact: Json | null;
+  /** Punchcard extension: the cockpit's logo and colours. */
+  cockpit: Json | null;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+/** The per-project secret under which customers' cockpit links are signed. */
+export interface CockpitKeysTable {
+  project_id: string;
+  secret: string;
+  created_at: Timestamp;
+}
+
+/** A customer's cockpit link generation (no row = 0); each rotation counts it up. */
+export interface CockpitLinksTable {
+  project_id: string;
+  customer_id: string;
+  generation: number;
+  rotated_at: Timestamp;
+}
+
 /** Recent failed sign-ins of one account (`account:<login>`) or one address (`ip:<address>`). */
 export interface LoginThrottleTable {
   key: string;
@@ -1104,4 +1132,7 @@ export interface Database {
   user_tokens: UserTokensTable;
   user_sessions: UserSessionsTable;
   login_throttle: LoginThrottleTable;
+  brandings: BrandingsTable;
+  cockpit_keys: CockpitKeysTable;
+  cockpit_links: CockpitLinksTable;
 }

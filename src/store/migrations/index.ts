@@ -28,6 +28,7 @@ import * as consoleSessions from './2026-11-26-0036-console-sessions.ts';
 import * as definitionsVersion from './2026-11-26-0037-definitions-version.ts';
 import * as listCounts from './2026-11-27-0038-list-counts.ts';
 import * as redemptionIndexDiet from './2026-11-27-0039-redemption-index-diet.ts';
+import * as cockpitBranding from './2026-11-27-0040-cockpit-branding.ts';
 
 // Every migration, in the order it runs (Kysely runs them sorted by name). Names are date-prefixed and
 // never change once released.
@@ -61,4 +62,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-0037-definitions-version': definitionsVersion,
   '2026-11-27-0038-list-counts': listCounts,
   '2026-11-27-0039-redemption-index-diet': redemptionIndexDiet,
+  '2026-11-27-0040-cockpit-branding': cockpitBranding,
 };
