@@ -334,7 +334,8 @@ export async function cancelPendingDeliveries(db: Executor, projectId: string, w
 
 /**
  * Puts finished deliveries back in their webhook's queue for a fresh series of attempts (their attempt
- * log keeps the earlier ones): one delivery by id (`id`, FAILED or SUCCEEDED), or every FAILED one
+ * log keeps the earlier ones, and `attempts` keeps counting them all: the sender tells the series apart,
+ * services/webhooks/delivery.ts seriesAttempt): one delivery by id (`id`, FAILED or SUCCEEDED), or every FAILED one
  * created at or after `failedSince`. Served by `webhook_deliveries_status` (project, webhook, status, seq).
  * Call scheduleHeadIfIdle afterwards, in the same transaction.
  */
@@ -344,7 +345,7 @@ export async function requeueDeliveries(
 ): Promise<number> {
   let query = db
     .updateTable('webhook_deliveries')
-    .set({ status: 'PENDING', attempts: 0, next_attempt_at: null, locked_by: null, locked_until: null, finished_at: null, updated_at: q.now })
+    .set({ status: 'PENDING', next_attempt_at: null, locked_by: null, locked_until: null, finished_at: null, updated_at: q.now })
     .where('project_id', '=', q.projectId)
     .where('webhook_id', '=', q.webhookId);
   query = 'id' in q ? query.where('id', '=', q.id).where('status', 'in', ['FAILED', 'SUCCEEDED']) : query.where('status', '=', 'FAILED').where('created_at', '>=', q.failedSince);

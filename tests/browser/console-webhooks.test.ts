@@ -7,7 +7,8 @@ import { cleanScreenshot, startSignedIn } from './console-sign-in.ts';
 
 // The webhooks screen in a real browser, against a real receiver: a webhook configured from the console;
 // its delivery log shows a first attempt answered 503 (PENDING, retried), then SUCCEEDED once the receiver
-// recovers; a delivery re-sent from the console reaches the receiver again. The API's own log agrees.
+// recovers; a delivery re-sent from the console reaches the receiver again, and its attempts are counted
+// and numbered alike (1, 2, 3, the third marked as a re-send). The API's own log agrees.
 
 describe('console: webhooks', { skip: BROWSER_MISSING }, () => {
   let t: TestApp;
@@ -81,8 +82,18 @@ describe('console: webhooks', { skip: BROWSER_MISSING }, () => {
     assert.equal(received.length, 3);
     assert.equal(received[2]?.status, 200);
     assert.equal(JSON.parse(received[2]?.body ?? '{}').id, deliveryId, 'the same delivery, sent again');
+    // One count, one numbering: the table says 3 attempts, the log numbers them 1, 2, 3 and marks the re-send.
+    const row = page.getByTestId(`delivery-${deliveryId}`);
+    assert.equal(await row.getByRole('cell').nth(2).textContent(), '3');
+    assert.equal((await deliveries())[0]?.attempts, 3);
     await page.getByRole('button', { name: `Attempts of ${deliveryId}` }).click();
-    await page.getByRole('dialog').getByText('HTTP 503').waitFor();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('HTTP 503').waitFor();
+    assert.deepEqual(await dialog.locator('tbody tr td:first-child').allTextContents(), ['1', '2', '3re-sent']);
+    assert.deepEqual(await dialog.locator('tbody tr td:nth-child(3)').allTextContents(), ['HTTP 503', 'HTTP 200', 'HTTP 200']);
+    await cleanScreenshot(page, 'webhooks-attempts');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
     await cleanScreenshot(page, 'webhooks');
   });
 });

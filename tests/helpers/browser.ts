@@ -45,6 +45,8 @@ export async function openBrowser(viewport = { width: 1280, height: 860 }): Prom
 /** `fullPage` false takes the viewport only (a phone's screen: its fixed header stays on top). */
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
+  // A dialog or menu still fading in or out would be caught half-drawn: let finite animations end first.
+  await page.evaluate('Promise.all(document.getAnimations().filter((a) => a.effect?.getComputedTiming().iterations !== Infinity).map((a) => a.finished.catch(() => null)))');
   const path = join(SCREENSHOTS, `${name}.png`);
   await page.screenshot({ path, fullPage: options.fullPage ?? true });
   return path;

@@ -16,8 +16,10 @@ interface Delivery {
   attempts: number;
   next_attempt_at: string | null;
   created_at: string;
-  attempt_log: Array<{ response_status: number | null }>;
+  attempt_log: Array<{ attempt: number; series_attempt: number; response_status: number | null }>;
 }
+
+const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
 describe('webhook operations: re-send, replay, logs and metrics', () => {
   let t: TestApp;
@@ -84,11 +86,18 @@ describe('webhook operations: re-send, replay, logs and metrics', () => {
     const resent = await mgmt('POST', `${base()}/${hook}/deliveries/${first.id}/resend`);
     assert.equal(resent.status, 200, resent.text);
     assert.equal(resent.body.status, 'PENDING');
-    assert.equal(resent.body.attempts, 0, 'a fresh series of attempts');
+    assert.equal(resent.body.attempts, 12, 'the attempts made so far still count');
     assert.equal(resent.body.attempt_log.length, 12, 'the earlier attempts stay in the log');
     await runUntilSettled(hook);
-    assert.deepEqual((await deliveries(hook)).map((d) => d.status), ['SUCCEEDED', 'FAILED', 'FAILED']);
+    const afterResend = await deliveries(hook);
+    assert.deepEqual(afterResend.map((d) => d.status), ['SUCCEEDED', 'FAILED', 'FAILED']);
     assert.equal(receiver.accepted('/outage').length, 1);
+    // One count, one numbering: the delivery says 13 attempts and its log numbers them 1 … 13; the re-send
+    // began a fresh series (series_attempt 1), which is what its retry schedule counts.
+    assert.equal(afterResend[0]?.attempts, 13);
+    assert.deepEqual(afterResend[0]?.attempt_log.map((a) => a.attempt), oneTo(13));
+    assert.deepEqual(afterResend[0]?.attempt_log.map((a) => a.series_attempt), [...oneTo(12), 1]);
+    assert.equal(receiver.accepted('/outage')[0]?.headers['x-punchcard-attempt'], '13', 'the header numbers it as the log does');
 
     // A PENDING, SUCCEEDED-then-resent or unknown delivery: PENDING/CANCELED cannot be re-sent; unknown is 404.
     const unknown = await mgmt('POST', `${base()}/${hook}/deliveries/whs_unknown/resend`);
@@ -108,6 +117,19 @@ describe('webhook operations: re-send, replay, logs and metrics', () => {
     const sources = receiver.accepted('/outage').map((r) => (JSON.parse(r.body) as { data: { customer: { source_id: string } } }).data.customer.source_id);
     assert.deepEqual(sources, ['o1', 'o2', 'o3']);
     assert.ok(logLines.some((l) => l.msg === 'webhook delivered' && l.delivery_id === third.id && l.outcome === 'succeeded' && l.response_status === 200));
+
+    // A re-send that fails again gets its own full series of 12 attempts before it is given up.
+    receiver.answer('/outage', { status: 503 });
+    assert.equal((await mgmt('POST', `${base()}/${hook}/deliveries/${first.id}/resend`)).status, 200);
+    await runUntilSettled(hook);
+    const failedAgain = (await deliveries(hook))[0];
+    assert.equal(failedAgain?.status, 'FAILED');
+    assert.equal(failedAgain?.attempts, 25);
+    assert.deepEqual(failedAgain?.attempt_log.map((a) => a.attempt), oneTo(25));
+    assert.deepEqual(failedAgain?.attempt_log.map((a) => a.series_attempt), [...oneTo(12), 1, ...oneTo(12)]);
+    receiver.answer('/outage', { status: 200 });
+    assert.equal((await mgmt('POST', `${base()}/${hook}/deliveries/${first.id}/resend`)).status, 200);
+    await runUntilSettled(hook);
 
     // Nothing FAILED is left: a replay queues nothing.
     const none = await mgmt('POST', `${base()}/${hook}/deliveries/replay`, { since: '2000-01-01T00:00:00Z' });

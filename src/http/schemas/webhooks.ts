@@ -49,7 +49,8 @@ export const ListDeliveriesQuery = Type.Object({
 export type ListDeliveriesInput = Static<typeof ListDeliveriesQuery>;
 
 const AttemptOut = Type.Object({
-  attempt: Type.Integer({ minimum: 1 }),
+  attempt: Type.Integer({ minimum: 1, description: 'The attempt\'s number over the delivery\'s life, re-sends included: 1, 2, 3 …' }),
+  series_attempt: Type.Integer({ minimum: 1, description: 'Its number within its series (the first sending, or one re-send); 1 on a re-send\'s first try. Retry delays and the 12-attempt limit count within a series' }),
   at: Type.String({ format: 'date-time' }),
   response_status: Nullable(Type.Integer({ description: 'HTTP status the receiver answered; null when it did not answer' })),
   error: Nullable(Type.String({ description: 'Why the attempt failed; null on success' })),
@@ -63,7 +64,7 @@ export const DeliveryObject = Type.Object({
   type: Type.String({ description: 'Delivered event type (corrected `added` spelling)' }),
   event: Type.Object({ id: Type.String(), type: Type.String() }),
   status: DeliveryStatus,
-  attempts: Type.Integer({ description: 'Attempts made so far (at most 12)' }),
+  attempts: Type.Integer({ description: 'Attempts made so far, re-sends included (at most 12 per series: the first sending, and each re-send)' }),
   next_attempt_at: Nullable(Type.String({ format: 'date-time', description: 'When the next attempt is due; null while queued behind an earlier delivery or when finished' })),
   last_attempt_at: Nullable(Type.String({ format: 'date-time' })),
   last_response_status: Nullable(Type.Integer()),

@@ -40,11 +40,32 @@ const SUCCEEDED_RETENTION_MS = 30 * 24 * 3600_000;
 const FAILED_RETENTION_MS = 90 * 24 * 3600_000;
 
 export interface AttemptRecord {
+  /** 1, 2, 3 … over the delivery's whole life, re-sends included (the `attempts` the delivery shows). */
   attempt: number;
+  /**
+   * The attempt's place in its series: the first sending, or one re-send (1 = the series' first try).
+   * Retry delays and the 12-attempt limit count within a series. Absent from records written before re-sends
+   * kept counting, whose `attempt` restarted at each re-send.
+   */
+  series_attempt?: number;
   at: string;
   response_status: number | null;
   error: string | null;
   duration_ms: number;
+}
+
+/**
+ * Where attempt `attempt` (the delivery's `attempts` once claimed) stands in its series. A series ends with
+ * a success or with its last allowed failure; an attempt after that is a re-send's first (or later, when
+ * attempts were cut short by a crash: they count without a record).
+ */
+export function seriesAttempt(log: readonly AttemptRecord[], attempt: number): number {
+  const last = log[log.length - 1];
+  if (!last) return attempt;
+  const lastInSeries = last.series_attempt ?? last.attempt;
+  const ended = last.error === null || lastInSeries >= MAX_DELIVERY_ATTEMPTS;
+  // Max: a delivery re-sent before re-sends kept counting restarted `attempts` below its log's numbers.
+  return Math.max(1, attempt - last.attempt + (ended ? 0 : lastInSeries));
 }
 
 /** The vendor envelope (platform reference 6.5 A). */
@@ -221,8 +242,10 @@ export class WebhookSender {
     const deps = this.#deps;
     const now = deps.clock.now();
     const log = fromJson<AttemptRecord[]>(delivery.attempt_log, []);
+    const inSeries = seriesAttempt(log, delivery.attempts);
     log.push({
       attempt: delivery.attempts,
+      series_attempt: inSeries,
       at: delivery.last_attempt_at ?? now.toISOString(),
       response_status: result.responseStatus,
       error: result.error,
@@ -231,8 +254,8 @@ export class WebhookSender {
     let status: WebhookDeliveryStatus = 'PENDING';
     let nextAttemptAt: string | null = null;
     if (result.error === null) status = 'SUCCEEDED';
-    else if (delivery.attempts >= MAX_DELIVERY_ATTEMPTS) status = 'FAILED';
-    else nextAttemptAt = new Date(now.getTime() + retryDelayMs(delivery.attempts)).toISOString();
+    else if (inSeries >= MAX_DELIVERY_ATTEMPTS) status = 'FAILED';
+    else nextAttemptAt = new Date(now.getTime() + retryDelayMs(inSeries)).toISOString();
     await inTransaction(deps, async (tx) => {
       await lockWebhooks(tx, [{ projectId: delivery.project_id, id: delivery.webhook_id }]);
       const recorded = await recordAttempt(tx, delivery, this.id, {

@@ -179,7 +179,7 @@ export interface DeliveryObject {
   last_attempt_at: string | null;
   last_response_status: number | null;
   last_error: string | null;
-  attempt_log: AttemptRecord[];
+  attempt_log: Array<AttemptRecord & { series_attempt: number }>;
   created_at: string;
   updated_at: string;
   finished_at: string | null;
@@ -199,7 +199,8 @@ function toDeliveryObject(row: store.DeliveryRow): DeliveryObject {
     last_attempt_at: row.last_attempt_at,
     last_response_status: row.last_response_status,
     last_error: row.last_error,
-    attempt_log: fromJson<AttemptRecord[]>(row.attempt_log, []),
+    // Records older than series_attempt numbered each series from 1: their `attempt` is the series' number.
+    attempt_log: fromJson<AttemptRecord[]>(row.attempt_log, []).map((a) => ({ ...a, series_attempt: a.series_attempt ?? a.attempt })),
     created_at: row.created_at,
     updated_at: row.updated_at,
     finished_at: row.finished_at,

@@ -32,7 +32,7 @@ interface Delivery {
   last_attempt_at: string | null;
   last_response_status: number | null;
   last_error: string | null;
-  attempt_log: Array<{ attempt: number; at: string; response_status: number | null; error: string | null; duration_ms: number }>;
+  attempt_log: Array<{ attempt: number; series_attempt: number; at: string; response_status: number | null; error: string | null; duration_ms: number }>;
   created_at: string;
 }
 
@@ -84,10 +84,17 @@ function DeliveryLog({ base, webhook, canChange }: { base: string; webhook: Webh
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {delivery.attempt_log.map((a, index) => (
-              // A re-send starts a fresh series of attempts: numbers repeat, the log's order does not.
-              <Table.Tr key={index}>
-                <Table.Td>{a.attempt}</Table.Td>
+            {delivery.attempt_log.map((a) => (
+              // Numbered over the delivery's life (as its `attempts` counts them); a re-send starts a new series.
+              <Table.Tr key={a.attempt} data-testid={`attempt-${a.attempt}`}>
+                <Table.Td>
+                  {a.attempt}
+                  {a.series_attempt === 1 && a.attempt > 1 && (
+                    <Badge ml={6} size="xs" variant="light" color="grape">
+                      re-sent
+                    </Badge>
+                  )}
+                </Table.Td>
                 <Table.Td>{dateTime(a.at)}</Table.Td>
                 <Table.Td>{a.response_status !== null ? `HTTP ${a.response_status}` : a.error ?? 'no answer'}</Table.Td>
                 <Table.Td>{a.duration_ms} ms</Table.Td>
