@@ -62,6 +62,18 @@ export class Probe {
     if (!response.ok) throw new Error(`probe answered ${response.status}`);
   }
 
+  async startProfile(): Promise<void> {
+    const response = await fetch(`${this.#url}/profile/start`, { method: 'POST' });
+    if (!response.ok) throw new Error(`probe answered ${response.status}`);
+  }
+
+  /** The V8 CPU profile (.cpuprofile JSON text) since startProfile(). */
+  async stopProfile(): Promise<string> {
+    const response = await fetch(`${this.#url}/profile/stop`, { method: 'POST' });
+    if (!response.ok) throw new Error(`probe answered ${response.status}`);
+    return response.text();
+  }
+
   async capture(): Promise<CapturedWrite[]> {
     const response = await fetch(`${this.#url}/capture`);
     if (!response.ok) throw new Error(`probe answered ${response.status}`);
@@ -80,9 +92,9 @@ export interface ProbedServer {
 
 const PROBE_MODULE = pathToFileURL(join(import.meta.dirname, 'server-probe.mjs')).href;
 
-export async function startProbedServer(databaseUrl: string, nodeFlags: string[]): Promise<ProbedServer> {
+export async function startProbedServer(databaseUrl: string): Promise<ProbedServer> {
   const port = await freePort();
-  const server = await ServerProcess.start({ databaseUrl, nodeFlags: ['--import', PROBE_MODULE, ...nodeFlags], env: { BENCH_PROBE_PORT: String(port) } });
+  const server = await ServerProcess.start({ databaseUrl, nodeFlags: ['--import', PROBE_MODULE], env: { BENCH_PROBE_PORT: String(port) } });
   const probe = new Probe(port);
   await probe.snapshot(); // fails loudly if the probe did not load
   return { server, probe };

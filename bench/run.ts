@@ -32,8 +32,10 @@ import { postgresWalMeter, sqliteWalMeter } from './wal.ts';
 //                           redemption, which also runs with redeem); seeding always runs
 //   --no-scale-out          skip the two-process PostgreSQL runs
 //   --keep                  keep the databases (their URLs are printed)
-//   --profile               scenario servers write CPU profiles to bench/results/profiles
-//                           (summarise one with `npx tsx bench/profile-summary.ts <file>`)
+//   --profile               a CPU profile of each measured window (main thread of the first server) in
+//                           bench/results/profiles/<db>-x<processes>-<scenario>.cpuprofile (warm-up,
+//                           start-up and the other windows left out; summarise one with
+//                           `npx tsx bench/profile-summary.ts <file>`)
 
 interface Options {
   quick: boolean;
@@ -48,8 +50,8 @@ interface Options {
   only: Set<string> | null;
   scaleOut: boolean;
   keep: boolean;
-  /** Node flags for the scenario servers (--profile: CPU profiles into bench/results/profiles). */
-  nodeFlags: string[];
+  /** CPU profiles of the measured windows into bench/results/profiles. */
+  profile: boolean;
 }
 
 const FULL = { vouchers: 1_000_000, customers: 1_000_000, redemptions: 1_000_000, members: 1_000, codes: 1_000_000, bulk: 100_000, seconds: 20, warmup: 60 };
@@ -91,7 +93,7 @@ function parseOptions(argv: string[]): Options {
     only,
     scaleOut: !flag('--no-scale-out'),
     keep: flag('--keep'),
-    nodeFlags: flag('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${join(import.meta.dirname, 'results', 'profiles')}`] : [],
+    profile: flag('--profile'),
   };
 }
 
@@ -189,7 +191,16 @@ async function runScenarios(db: ThrowawayDatabase, servers: ProbedServer[], pool
     if (options.only && !options.only.has(scenario.name) && scenario.name !== 'empty') continue;
     const make = scenario.maker(pools);
     const warmup = await warmUp(servers, make, warmupPolicy(options));
+    const profiled = options.profile ? servers[0] : undefined;
+    await profiled?.probe.startProfile();
     const { load, cost } = await measureWindow(servers, make, options.connections, sized(warmup.rate, options.seconds));
+    if (profiled) {
+      const dir = join(import.meta.dirname, 'results', 'profiles');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `${db.dialect}-x${servers.length}-${scenario.name}.cpuprofile`);
+      writeFileSync(file, await profiled.probe.stopProfile());
+      log(`      profile: ${file}`);
+    }
     if (scenario.name === 'empty') empty = load.rps;
     // WAL: a fixed number of requests, about a second's worth (two in the full run), in a window of its own.
     const wal = scenario.writes
@@ -298,7 +309,7 @@ async function benchDatabase(
     const wantFloor = !options.only || options.only.has('floor') || options.only.has('redeem');
     const wantScenarios = !options.only || SCENARIOS.some((s) => options.only?.has(s.name)) || wantFloor;
     if (wantScenarios) {
-      const server = await startProbedServer(db.url, options.nodeFlags);
+      const server = await startProbedServer(db.url);
       let recorded: Awaited<ReturnType<typeof recordRedemption>> | null = null;
       try {
         await runScenarios(db, [server], pools, options, rows);
@@ -309,7 +320,7 @@ async function benchDatabase(
       // With the server stopped: the floor has the database and the machine to itself.
       if (recorded) await runFloorScenario(db, recorded, pools, projectId, options, rows);
       if (dialect === 'postgres' && options.scaleOut) {
-        const servers = await Promise.all([0, 1].map(() => startProbedServer(db.url, options.nodeFlags)));
+        const servers = await Promise.all([0, 1].map(() => startProbedServer(db.url)));
         try {
           await runScenarios(db, servers, pools, options, rows);
         } finally {

@@ -9,10 +9,13 @@
 //                         requests: {started, finished}}
 //   POST /capture/start  record the text and parameters of every write statement from now on
 //   GET /capture         the recorded writes (bench/floor.ts replays them)
+//   POST /profile/start  start V8's CPU profiler in the main thread (bench --profile: measured windows only)
+//   POST /profile/stop   stop it and answer the .cpuprofile
 // Plain JavaScript: it runs before bin/punchcard.js registers the TypeScript loader. Worker threads
 // (the SQLite checkpointer) load it too; only the main thread counts and listens.
 
 import http from 'node:http';
+import inspector from 'node:inspector';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
@@ -104,8 +107,33 @@ if (isMainThread && port > 0) {
     return v;
   });
 
+  /** @type {inspector.Session | null} */
+  let profiler = null;
+
   probeServer = http.createServer((req, res) => {
     let body;
+    if (req.method === 'POST' && req.url === '/profile/start') {
+      profiler = new inspector.Session();
+      profiler.connect();
+      profiler.post('Profiler.enable', () => profiler?.post('Profiler.start', () => res.end('{}')));
+      return;
+    }
+    if (req.method === 'POST' && req.url === '/profile/stop') {
+      const session = profiler;
+      profiler = null;
+      if (!session) {
+        res.statusCode = 409;
+        res.end('{}');
+        return;
+      }
+      session.post('Profiler.stop', (error, result) => {
+        session.disconnect();
+        res.statusCode = error ? 500 : 200;
+        res.setHeader('content-type', 'application/json');
+        res.end(error ? '{}' : JSON.stringify(result.profile));
+      });
+      return;
+    }
     if (req.method === 'GET' && req.url === '/snapshot') {
       body = JSON.stringify({ cpu: process.cpuUsage(), statements, requests: { started, finished } });
     } else if (req.method === 'POST' && req.url === '/capture/start') {
