@@ -28,15 +28,11 @@ export async function findApiKeyByAppId(db: Executor, appId: string): Promise<Ap
   return db.selectFrom('api_keys').selectAll().where('app_id', '=', appId).executeTakeFirst();
 }
 
-export async function listLiveApiKeys(db: Executor, projectId: string, kind: ApiKeyKind): Promise<ApiKeyRow[]> {
-  return db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('kind', '=', kind)
-    .where('revoked_at', 'is', null)
-    .orderBy('created_at', 'asc')
-    .execute();
+/** The live application keys of a project (of one kind, or all: server keys first), oldest first. */
+export async function listLiveApiKeys(db: Executor, projectId: string, kind?: ApiKeyKind): Promise<ApiKeyRow[]> {
+  let query = db.selectFrom('api_keys').selectAll().where('project_id', '=', projectId).where('revoked_at', 'is', null);
+  if (kind !== undefined) query = query.where('kind', '=', kind);
+  return query.orderBy('kind', 'desc').orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
 }
 
 export async function setApiKeySecret(db: Executor, id: string, secretHash: string): Promise<void> {
@@ -94,19 +90,6 @@ export async function revokeManagementKeys(db: Executor, at: string, exceptKeyId
   let query = db.updateTable('management_keys').set({ revoked_at: at }).where('revoked_at', 'is', null);
   if (exceptKeyId !== undefined) query = query.where('key_id', '!=', exceptKeyId);
   await query.execute();
-}
-
-/** Every live application key of a project, server keys first, oldest first. */
-export async function listProjectApiKeys(db: Executor, projectId: string): Promise<ApiKeyRow[]> {
-  return db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('revoked_at', 'is', null)
-    .orderBy('kind', 'desc')
-    .orderBy('created_at', 'asc')
-    .orderBy('id', 'asc')
-    .execute();
 }
 
 /** Revokes one live key; false when it was revoked already (a concurrent rotation won). */

@@ -1,6 +1,6 @@
 import { businessError, errors } from '../../domain/errors.ts';
 import { appendEvents } from '../../store/events.ts';
-import { listProjectApiKeys, revokeApiKey, type ApiKeyRow } from '../../store/keys.ts';
+import { listLiveApiKeys, revokeApiKey, type ApiKeyRow } from '../../store/keys.ts';
 import { findProject, lockProjectRow } from '../../store/projects.ts';
 import type { Executor } from '../../store/db.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
@@ -53,7 +53,7 @@ async function liveProject(db: Executor, projectId: string) {
 
 export async function listApiKeys(deps: Deps, projectId: string) {
   const project = await liveProject(deps.db, projectId);
-  const data = (await listProjectApiKeys(deps.db, projectId)).map((row) => keyObject(deps, Boolean(project.is_default), row));
+  const data = (await listLiveApiKeys(deps.db, projectId)).map((row) => keyObject(deps, Boolean(project.is_default), row));
   return { object: 'list' as const, data_ref: 'data' as const, data, total: data.length };
 }
 
@@ -62,7 +62,7 @@ export async function rotateApiKey(deps: Deps, actor: Omit<Actor, 'projectId'>, 
   return inTransaction(deps, async (tx) => {
     const project = await liveProject(tx, projectId);
     await lockProjectRow(tx, projectId);
-    const old = (await listProjectApiKeys(tx, projectId)).find((row) => row.id === keyId || row.app_id === keyId);
+    const old = (await listLiveApiKeys(tx, projectId)).find((row) => row.id === keyId || row.app_id === keyId);
     if (!old) throw errors.notFound('api_key', keyId);
     const isDefault = Boolean(project.is_default);
     if (fixedByEnvironment(deps, isDefault, old)) {
@@ -75,7 +75,7 @@ export async function rotateApiKey(deps: Deps, actor: Omit<Actor, 'projectId'>, 
     const now = deps.clock.now().toISOString();
     if (!(await revokeApiKey(tx, projectId, old.id, now))) throw errors.notFound('api_key', keyId);
     const pair = await issueProjectKey(tx, deps, projectId, old.kind);
-    const fresh = (await listProjectApiKeys(tx, projectId)).find((row) => row.app_id === pair.id);
+    const fresh = (await listLiveApiKeys(tx, projectId)).find((row) => row.app_id === pair.id);
     if (!fresh) throw new Error('new key vanished inside its own transaction');
     const object = keyObject(deps, isDefault, fresh);
     await appendEvents(tx, [
