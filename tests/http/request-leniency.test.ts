@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { lenientBodyKind } from '../../src/http/plugins/request-leniency.ts';
+import { lenientBodyKind, metadataPaths } from '../../src/http/plugins/request-leniency.ts';
+import { loadVendorOpenApi, vendorOpenApiPath } from '../../scripts/lib/vendor-openapi.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 // One leniency rule for the whole API (src/http/plugins/request-leniency.ts): where an operation requires
@@ -123,6 +124,129 @@ describe('request leniency: bodies that carry nothing', () => {
     assert.ok(tried >= 40, `only ${tried} operations take an optional body`);
   });
 });
+
+describe('metadata: null means no metadata, wherever a route takes metadata', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(async () => t.close());
+
+  test('a create with metadata null stores none; an update with metadata null clears it; a metadata merge with null merges nothing', async () => {
+    const created = await t.request('POST', '/v1/customers', { json: { source_id: 'null-meta', name: 'Nil', metadata: null } });
+    assert.equal(created.status, 200, created.text);
+    assert.deepEqual(created.body.metadata, {});
+    const filled = await t.request('PUT', `/v1/customers/${created.body.id}`, { json: { metadata: { plan: 'gold' } } });
+    assert.deepEqual(filled.body.metadata, { plan: 'gold' });
+    const cleared = await t.request('PUT', `/v1/customers/${created.body.id}`, { json: { name: 'Nil again', metadata: null } });
+    assert.equal(cleared.status, 200, cleared.text);
+    assert.deepEqual(cleared.body.metadata, {});
+    assert.equal(cleared.body.name, 'Nil again');
+
+    const product = await t.request('POST', '/v1/products', { json: { source_id: 'null-meta-prod', name: 'Mug', price: 900, metadata: { color: 'red' } } });
+    assert.equal(product.status, 200, product.text);
+    const merged = await t.request('POST', '/v1/products/metadata/async', { json: { source_ids: ['null-meta-prod'], metadata: null } });
+    assert.equal(merged.status, 202, merged.text);
+    // Campaign PUT and voucher PUT take it too (their schemas used to refuse null).
+    const voucher = await t.request('POST', '/v1/vouchers/NULL-META', { json: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 }, metadata: { a: 1 } } });
+    assert.equal(voucher.status, 200, voucher.text);
+    const voucherCleared = await t.request('PUT', '/v1/vouchers/NULL-META', { json: { metadata: null } });
+    assert.equal(voucherCleared.status, 200, voucherCleared.text);
+    assert.deepEqual(voucherCleared.body.metadata, {});
+  });
+
+  test('metadata null at every depth of a validation, a redemption and an order, as the generated clients send it', async () => {
+    await t.request('POST', '/v1/vouchers/NULL-DEEP', { json: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } });
+    const order = { source_id: 'null-meta-order', amount: 2000, metadata: null, items: [{ source_id: 'line-1', quantity: 1, price: 2000, metadata: null, product: { name: 'Line', metadata: null } }] };
+    const body = { redeemables: [{ object: 'voucher', id: 'NULL-DEEP' }], order, customer: { source_id: 'null-meta-buyer', metadata: null }, metadata: null };
+    const validation = await t.request('POST', '/v1/validations', { json: body });
+    assert.equal(validation.status, 200, validation.text);
+    assert.equal(validation.body.valid, true, validation.text);
+    const redemption = await t.request('POST', '/v1/redemptions', { json: body });
+    assert.equal(redemption.status, 200, redemption.text);
+    assert.deepEqual(redemption.body.redemptions[0].metadata, {});
+    assert.deepEqual(redemption.body.order.metadata, {});
+    const placed = await t.request('POST', '/v1/orders', { json: { ...order, source_id: 'null-meta-order-2', customer: { source_id: 'null-meta-buyer', metadata: null }, referrer: { source_id: 'null-meta-ref', metadata: null } } });
+    assert.equal(placed.status, 200, placed.text);
+    assert.deepEqual(placed.body.metadata, {});
+    assert.deepEqual(placed.body.items[0].metadata, {});
+  });
+
+  test('free-form content is left as sent: a member named metadata inside metadata keeps its null', async () => {
+    const res = await t.request('POST', '/v1/customers', { json: { source_id: 'null-inside', metadata: { metadata: null, note: null } } });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.metadata, { metadata: null, note: null });
+  });
+
+  test('every served vendor operation whose request schema allows metadata null takes it (normalised, or null allowed where it is not a metadata object)', { skip: vendorOpenApiPath() === null && 'the vendor OpenAPI document is not on this machine' }, async () => {
+    const ours = new Map<string, Json>();
+    for (const [path, item] of Object.entries<Json>((await t.request('GET', '/openapi.json')).body.paths)) {
+      for (const [method, operation] of Object.entries<Json>(item)) {
+        const schema = operation?.requestBody?.content?.['application/json']?.schema;
+        if (schema) ours.set(`${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`, schema);
+      }
+    }
+    const vendor = loadVendorOpenApi();
+    const missing: string[] = [];
+    let checked = 0;
+    for (const [path, item] of Object.entries<Json>(vendor.paths)) {
+      for (const [method, operation] of Object.entries<Json>(item)) {
+        const schema = operation?.requestBody?.content?.['application/json']?.schema;
+        const key = `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`;
+        const our = ours.get(key);
+        if (!schema || !our) continue;
+        const normalised = new Set(metadataPaths(our).map((p) => p.join('.')));
+        for (const at of vendorNullableMetadata(vendor, schema)) {
+          checked++;
+          if (!normalised.has(at.join('.')) && !nullAllowedAt(our, at)) missing.push(`${key} ${at.join('.')}`);
+        }
+      }
+    }
+    assert.ok(checked > 100, `only ${checked} nullable metadata members found`);
+    assert.deepEqual(missing, []);
+  });
+});
+
+/** Paths (member names, `[]` for list items) where the vendor's request schema allows `metadata: null`. */
+function vendorNullableMetadata(doc: Json, schema: Json): string[][] {
+  const resolve = (node: Json): Json => {
+    let n = node;
+    for (let i = 0; n?.$ref && i < 20; i++) n = n.$ref.split('/').slice(1).reduce((o: Json, k: string) => o[k], doc);
+    return n;
+  };
+  const out: string[][] = [];
+  const walk = (node: Json, path: string[], seen: Set<Json>): void => {
+    const n = resolve(node);
+    if (!n || typeof n !== 'object' || seen.has(n) || path.length > 8) return;
+    const inner = new Set(seen).add(n);
+    for (const key of ['allOf', 'anyOf', 'oneOf']) for (const sub of n[key] ?? []) walk(sub, path, inner);
+    if (n.items) walk(n.items, [...path, '[]'], inner);
+    for (const [name, member] of Object.entries<Json>(n.properties ?? {})) {
+      if (name === 'metadata' && (member.nullable || resolve(member)?.nullable)) out.push([...path, name]);
+      else walk(member, [...path, name], inner);
+    }
+  };
+  walk(schema, [], new Set());
+  return out;
+}
+
+/** Whether our schema takes null at the path without normalising it: the path runs into free-form content, or the member is not metadata (an earning rule's increment) and allows null. */
+function nullAllowedAt(schema: Json, path: string[]): boolean {
+  const branches = (node: Json): Json[] => (node?.anyOf ? node.anyOf.flatMap(branches) : [node]);
+  let nodes: Json[] = [schema];
+  for (const step of path) {
+    const next: Json[] = [];
+    for (const node of nodes.flatMap(branches)) {
+      if (node?.['x-free-form'] === true) return true;
+      if (step === '[]' && node?.type === 'array') next.push(node.items);
+      else if (node?.properties?.[step]) next.push(node.properties[step]);
+    }
+    nodes = next;
+  }
+  // A metadata object there must be normalised (above); a member of another kind need only allow null.
+  const last = nodes.flatMap(branches);
+  return last.some((node) => node?.type === 'null') && !last.some((node) => node?.['x-free-form'] === true);
+}
 
 describe('form bodies: only the OAuth endpoints take them', () => {
   let t: TestApp;

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
 import { STREAMED_BODY } from '../schemas/csv-imports.ts';
+import { FREE_FORM } from '../schemas/free-form.ts';
 
 // One rule for the whole API, as the vendor applies it: where an operation requires no body members,
 // a body that carries nothing it could read counts as no body at all. The vendor's generated clients
@@ -34,12 +35,77 @@ export function lenientBody(kind: BodyKind, body: unknown): unknown {
   return kind === 'object' ? {} : [];
 }
 
+// `metadata: null`. The vendor's request schemas allow null for every metadata object they take (about
+// 50 operations, at every depth: a redemption's `order.items[].metadata`, a publication's
+// `customer.metadata`, …), and the generated clients send it. The vendor does not say what it means, so
+// Punchcard reads it as the value it is: no metadata, the same as `{}`. On a create that is the same as
+// leaving metadata out; on an update that replaces metadata (PUT of a customer, product, campaign, order
+// upserted by a redemption, …) it clears it; where metadata is merged (the metadata bulk jobs) nothing is
+// merged. Only members the route's schema takes as a metadata object are touched (found from the schema
+// when the route is registered), never free-form content such as a `metadata` key inside metadata, and
+// never a `metadata` member of another kind (an earning rule's `loyalty.order.metadata` increment).
+
+/** Where a body schema takes metadata: each path a list of member names, `[]` standing for every item of a list. */
+export function metadataPaths(schema: unknown): string[][] {
+  const paths: string[][] = [];
+  const seen = new Set<string>();
+  const visit = (node: unknown, path: string[], depth: number): void => {
+    if (typeof node !== 'object' || node === null || depth > 12) return;
+    const n = node as Record<string, unknown>;
+    if (n[FREE_FORM] === true) return;
+    for (const key of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(n[key])) for (const sub of n[key] as unknown[]) visit(sub, path, depth + 1);
+    if (n.type === 'array') visit(n.items, [...path, '[]'], depth + 1);
+    if (typeof n.properties !== 'object' || n.properties === null) return;
+    for (const [name, member] of Object.entries(n.properties as Record<string, unknown>)) {
+      if (name === 'metadata' && isMetadataObject(member)) {
+        const found = [...path, name];
+        if (!seen.has(found.join('.'))) paths.push(found);
+        seen.add(found.join('.'));
+      } else {
+        visit(member, [...path, name], depth + 1);
+      }
+    }
+  };
+  visit(schema, [], 0);
+  return paths;
+}
+
+/** A free-form object, alone or as a choice of a union (`metadata: object | null`). */
+function isMetadataObject(node: unknown): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  const n = node as Record<string, unknown>;
+  if (n[FREE_FORM] === true && n.type === 'object') return true;
+  return Array.isArray(n.anyOf) && n.anyOf.some(isMetadataObject);
+}
+
+/** `metadata: null` at each of the paths becomes `{}` (in place). */
+export function nullMetadataAsEmpty(body: unknown, paths: string[][]): void {
+  const walk = (node: unknown, path: string[], at: number): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const step = path[at] as string;
+    if (step === '[]') {
+      if (Array.isArray(node)) for (const item of node) walk(item, path, at + 1);
+      return;
+    }
+    if (Array.isArray(node)) return;
+    const object = node as Record<string, unknown>;
+    if (at === path.length - 1) {
+      if (object[step] === null) object[step] = {};
+      return;
+    }
+    walk(object[step], path, at + 1);
+  };
+  for (const path of paths) walk(body, path, 0);
+}
+
 export function installRequestLeniency(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const kind = lenientBodyKind(route.schema?.body);
-    if (kind === null) return;
+    const metadata = metadataPaths(route.schema?.body);
+    if (kind === null && metadata.length === 0) return;
     const hook: preValidationHookHandler = async (request: FastifyRequest) => {
-      request.body = lenientBody(kind, request.body);
+      if (kind !== null) request.body = lenientBody(kind, request.body);
+      if (metadata.length > 0) nullMetadataAsEmpty(request.body, metadata);
     };
     const existing = route.preValidation;
     route.preValidation = existing === undefined ? [hook] : [hook, ...(Array.isArray(existing) ? existing : [existing])];

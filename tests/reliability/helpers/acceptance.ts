@@ -3,7 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import qs from 'qs';
 import secureJson from 'secure-json-parse';
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../../src/http/plugins/body-parsers.ts';
-import { lenientBody, lenientBodyKind } from '../../../src/http/plugins/request-leniency.ts';
+import { lenientBody, lenientBodyKind, metadataPaths, nullMetadataAsEmpty } from '../../../src/http/plugins/request-leniency.ts';
 import { isDateOrDateTime, textProblem } from '../../../src/http/plugins/validation.ts';
 import { querySchema, type Operation, type Schema } from './openapi.ts';
 
@@ -56,8 +56,11 @@ export function bodyAccepted(op: Operation, value: unknown): boolean {
   if (lenient !== null) value = lenientBody(lenient, value);
   // Some routes read a missing or null body as `{}` before validation (routes/redemptions/empty-body.ts).
   if (value === undefined || value === null) return validate(null) || validate({});
-  // Validation may coerce or fill defaults in place; never touch the caller's value.
-  return validate(structuredClone(value));
+  // Validation may coerce or fill defaults in place; never touch the caller's value. `metadata: null`
+  // reads as `{}` where the route takes metadata (the same plugin).
+  const copy = structuredClone(value);
+  nullMetadataAsEmpty(copy, metadataPaths(op.body.schema));
+  return validate(copy);
 }
 
 /** Parses the query string as the server does (src/app.ts querystringParser). */
