@@ -89,14 +89,38 @@ describe('request leniency: bodies that carry nothing', () => {
       assert.deepEqual(Object.keys(res.body).sort(), ['code', 'details', 'key', 'message', 'request_id']);
       assert.equal(res.body.key, 'invalid_payload');
     }
+    // The details say what was wrong with the body, and what the operation requires.
+    const none = await send('POST', '/v1/validations', undefined);
+    assert.equal(none.body.details, "Payload should be object: no body was sent, and this operation requires a JSON object with 'redeemables'");
     const bare = await send('POST', '/v1/validations', '5');
-    assert.equal(bare.body.details, 'Payload should be object');
+    assert.equal(bare.body.details, "Payload should be object: 5 was sent, and this operation requires a JSON object with 'redeemables'");
+    const list = await send('POST', '/v1/validations', '[]');
+    assert.equal(list.body.details, 'Payload should be object');
   });
 
   test('a body that does carry members is validated as before', async () => {
     const res = await t.request('POST', `/v1/campaigns/${campaignId}/vouchers/TYPED`, { json: { metadata: 5 } });
     assert.equal(res.status, 400, res.text);
     assert.equal(res.body.key, 'invalid_payload');
+  });
+
+  test('no route has a body rule of its own: the legacy validations and redemptions, rollbacks, qualifications and area exports take no body through the one rule', async () => {
+    await t.sdk().vouchers.create({ code: 'LENIENT-2', type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } as never);
+    for (const { label, body } of NOTHING) {
+      const validated = await send('POST', '/v1/vouchers/LENIENT-2/validate', body);
+      assert.equal(validated.status, 200, `${label}: ${validated.text}`);
+      assert.equal(validated.body.valid, true);
+      const qualified = await send('POST', '/v1/qualifications', body);
+      assert.equal(qualified.status, 200, `${label}: ${qualified.text}`);
+      const exported = await send('POST', `/v1/campaigns/${campaignId}/transactions/export`, body);
+      assert.equal(exported.status, 200, `${label}: ${exported.text}`);
+      assert.equal(exported.body.object, 'export');
+    }
+    const redeemed = await send('POST', '/v1/vouchers/LENIENT-2/redemption', undefined);
+    assert.equal(redeemed.status, 200, redeemed.text);
+    const rolledBack = await send('POST', `/v1/redemptions/${redeemed.body.id}/rollback`, undefined);
+    assert.equal(rolledBack.status, 200, rolledBack.text);
+    assert.equal(rolledBack.body.result, 'SUCCESS');
   });
 
   test('every operation that requires no body members accepts null in place of a body (the rule is applied in one place)', async () => {

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
+import { domainError } from '../../domain/errors.ts';
 import { STREAMED_BODY } from '../schemas/csv-imports.ts';
 import { FREE_FORM } from '../schemas/free-form.ts';
 
@@ -12,7 +13,10 @@ import { FREE_FORM } from '../schemas/free-form.ts';
 //
 // Which operations: those whose body schema is an object naming no required member, or a list with no
 // minimum length. Operations that do require members keep refusing such bodies with 400
-// `invalid_payload` ("Payload should be object"), because the request cannot mean anything there.
+// `invalid_payload`, because the request cannot mean anything there; the details keep the vendor's
+// "Payload should be object" and say what was missing ("no body was sent", and the members required),
+// since a client that sent nothing would not see why its "object" is wrong. No route has a rule of its
+// own: this table of two kinds, read from each route's schema, is the whole of it.
 // A list where an object is taken (or an object where a list is) is still refused: it carries members,
 // so it was most likely meant for another operation (`POST /v1/orders` given the body of
 // `/v1/orders/import`), and silently doing nothing with it would hide the mistake.
@@ -27,6 +31,22 @@ export function lenientBodyKind(schema: unknown): BodyKind | null {
   if (node.type === 'object') return Array.isArray(node.required) && node.required.length > 0 ? null : 'object';
   if (node.type === 'array') return typeof node.minItems === 'number' && node.minItems > 0 ? null : 'array';
   return null;
+}
+
+/** The members an operation's JSON object body requires, or null when it requires none (or takes no JSON object). */
+export function requiredMembers(schema: unknown): string[] | null {
+  if (typeof schema !== 'object' || schema === null) return null;
+  const node = schema as Record<string, unknown>;
+  if (node[STREAMED_BODY] === true || node.type !== 'object' || !Array.isArray(node.required) || node.required.length === 0) return null;
+  return node.required.map(String);
+}
+
+/** The refusal of a body that carries nothing (absent, empty, null, a bare value) where members are required, or null for any other body. */
+export function emptyBodyProblem(required: string[], body: unknown): string | null {
+  if (typeof body === 'object' && body !== null) return null;
+  const members = required.map((name) => `'${name}'`).join(', ');
+  const sent = body === undefined || body === '' ? 'no body was sent' : typeof body === 'string' ? 'a string was sent' : `${String(body)} was sent`;
+  return `Payload should be object: ${sent}, and this operation requires a JSON object with ${members}`;
 }
 
 /** The body as validation sees it on an operation of this kind: unchanged, or the empty payload in place of one that carries nothing. */
@@ -101,10 +121,13 @@ export function nullMetadataAsEmpty(body: unknown, paths: string[][]): void {
 export function installRequestLeniency(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const kind = lenientBodyKind(route.schema?.body);
+    const required = requiredMembers(route.schema?.body);
     const metadata = metadataPaths(route.schema?.body);
-    if (kind === null && metadata.length === 0) return;
+    if (kind === null && required === null && metadata.length === 0) return;
     const hook: preValidationHookHandler = async (request: FastifyRequest) => {
       if (kind !== null) request.body = lenientBody(kind, request.body);
+      const problem = required === null ? null : emptyBodyProblem(required, request.body);
+      if (problem !== null) throw domainError('invalid_payload', { details: problem });
       if (metadata.length > 0) nullMetadataAsEmpty(request.body, metadata);
     };
     const existing = route.preValidation;

@@ -54,8 +54,7 @@ export function bodyAccepted(op: Operation, value: unknown): boolean {
   // payload before validation (src/http/plugins/request-leniency.ts).
   const lenient = lenientBodyKind(op.body.schema);
   if (lenient !== null) value = lenientBody(lenient, value);
-  // Some routes read a missing or null body as `{}` before validation (routes/redemptions/empty-body.ts).
-  if (value === undefined || value === null) return validate(null) || validate({});
+  if (value === undefined || value === null) return validate(null);
   // Validation may coerce or fill defaults in place; never touch the caller's value. `metadata: null`
   // reads as `{}` where the route takes metadata (the same plugin).
   const copy = structuredClone(value);

@@ -15,7 +15,6 @@ import {
 import { addMember, getMember, listMembers } from '../../../services/loyalty/members.ts';
 import { activatePending, adjustPending, cancelPending, listPending } from '../../../services/loyalty/pending-points.ts';
 import { transferPoints } from '../../../services/loyalty/transfers.ts';
-import { emptyBodyAsObject } from '../redemptions/empty-body.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
 import { ErrorBody, errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
@@ -177,7 +176,6 @@ export function registerLoyaltyMemberRoutes(app: TypedApp, { deps }: RouteContex
   app.post(
     '/v1/loyalties/:campaignId/transactions/export',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags,
         operationId: 'exportLoyaltyProgramTransactions',
@@ -192,7 +190,6 @@ export function registerLoyaltyMemberRoutes(app: TypedApp, { deps }: RouteContex
   app.post(
     '/v1/loyalties/:campaignId/members/:memberId/transactions/export',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags,
         operationId: 'exportLoyaltyMemberTransactions',
@@ -207,7 +204,6 @@ export function registerLoyaltyMemberRoutes(app: TypedApp, { deps }: RouteContex
   app.post(
     '/v1/loyalties/members/:memberId/transactions/export',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags,
         operationId: 'exportLoyaltyCardTransactions',
@@ -222,7 +218,6 @@ export function registerLoyaltyMemberRoutes(app: TypedApp, { deps }: RouteContex
   app.post(
     '/v1/loyalties/:campaignId/points-expiration/export',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags,
         operationId: 'exportLoyaltyPointsExpiration',

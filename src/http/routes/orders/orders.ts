@@ -6,7 +6,6 @@ import { actorOf } from '../../plugins/auth.ts';
 import { AsyncActionCreated, OrdersImportBody } from '../../schemas/bulk.ts';
 import { errorResponses, IdParams } from '../../schemas/common.ts';
 import { ExportObject, ScopedExportBody } from '../../schemas/exports.ts';
-import { emptyBodyAsObject } from '../redemptions/empty-body.ts';
 import { CreateOrderBody, ListOrdersQuery, OrderList, OrderObject, UpdateOrderBody } from '../../schemas/orders.ts';
 
 const tags = ['Orders'];
@@ -91,7 +90,6 @@ export function registerOrderRoutes(app: TypedApp, ctx: RouteContext): void {
   app.post(
     '/v1/orders/export',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags,
         operationId: 'exportOrders',

@@ -3,7 +3,6 @@ import { assertClientRedeem } from '../../../services/redemptions/client.ts';
 import { clientValidateBody, redeemTier, redeemVoucher, validatePromotions, validateTier, validateVoucher } from '../../../services/redemptions/legacy.ts';
 import { checkEligibility, examine } from '../../../services/redemptions/qualifications.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { emptyBodyAsObject } from './empty-body.ts';
 import { errorResponses } from '../../schemas/common.ts';
 import {
   ClientRedeemQuery,
@@ -30,7 +29,6 @@ export function registerLegacyRoutes(app: TypedApp, { deps }: RouteContext): voi
   app.post(
     '/v1/vouchers/:code/validate',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags: ['Validations'],
         operationId: 'validateVoucher',
@@ -46,7 +44,6 @@ export function registerLegacyRoutes(app: TypedApp, { deps }: RouteContext): voi
   app.post(
     '/v1/vouchers/:code/redemption',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags: ['Redemptions'],
         operationId: 'redeemVoucher',
@@ -63,7 +60,6 @@ export function registerLegacyRoutes(app: TypedApp, { deps }: RouteContext): voi
   app.post(
     '/v1/promotions/tiers/:promotionTierId/redemption',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags: ['Redemptions'],
         operationId: 'redeemPromotionTier',
@@ -79,7 +75,6 @@ export function registerLegacyRoutes(app: TypedApp, { deps }: RouteContext): voi
   app.post(
     '/v1/promotions/tiers/:promotionTierId/validation',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags: ['Validations'],
         operationId: 'validatePromotionTier',
@@ -95,7 +90,6 @@ export function registerLegacyRoutes(app: TypedApp, { deps }: RouteContext): voi
   app.post(
     '/v1/promotions/validation',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags: ['Validations'],
         operationId: 'validatePromotions',
@@ -144,7 +138,6 @@ export function registerLegacyRoutes(app: TypedApp, { deps }: RouteContext): voi
   app.post(
     '/client/v1/redeem',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags: ['Client-side'],
         operationId: 'redeemVoucherClientSide',
@@ -164,7 +157,6 @@ export function registerLegacyRoutes(app: TypedApp, { deps }: RouteContext): voi
   app.post(
     '/v1/qualifications',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags: ['Qualifications'],
         operationId: 'checkEligibility',
@@ -179,7 +171,6 @@ export function registerLegacyRoutes(app: TypedApp, { deps }: RouteContext): voi
   app.post(
     '/client/v1/qualifications',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags: ['Client-side'],
         operationId: 'checkEligibilityClientSide',
@@ -195,7 +186,6 @@ export function registerLegacyRoutes(app: TypedApp, { deps }: RouteContext): voi
     app.post(
       `/v1/${kind}/qualification`,
       {
-        preValidation: emptyBodyAsObject,
         schema: {
           tags: ['Qualifications'],
           operationId: kind === 'vouchers' ? 'examineVoucherQualifications' : 'examineCampaignQualifications',

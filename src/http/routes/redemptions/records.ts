@@ -3,7 +3,6 @@ import { getRedemption, listRedemptions, voucherRedemptions } from '../../../ser
 import { rollbackRedemption, rollbackRequest, rollbackStacked } from '../../../services/redemptions/rollback.ts';
 import { releaseSession } from '../../../services/redemptions/sessions.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { emptyBodyAsObject } from './empty-body.ts';
 import { noContent } from '../../reply.ts';
 import { errorResponses, NoContent } from '../../schemas/common.ts';
 import {
@@ -71,7 +70,6 @@ export function registerRedemptionRecordRoutes(app: TypedApp, { deps }: RouteCon
   app.post(
     '/v1/redemptions/:redemptionId/rollback',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags,
         operationId: 'rollbackRedemption',
@@ -89,7 +87,6 @@ export function registerRedemptionRecordRoutes(app: TypedApp, { deps }: RouteCon
   app.post(
     '/v1/redemptions/:redemptionId/rollbacks',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags,
         operationId: 'rollbackStackedRedemption',

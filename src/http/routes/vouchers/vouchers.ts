@@ -5,7 +5,6 @@ import { campaignSummary } from '../../../services/vouchers/campaign-summary.ts'
 import { campaignTransactions, exportCampaignTransactions, exportVoucherTransactions, listVoucherTransactions } from '../../../services/vouchers/transactions.ts';
 import { importVouchers } from '../../../services/vouchers/voucher-import.ts';
 import * as vouchers from '../../../services/vouchers/vouchers.ts';
-import { emptyBodyAsObject } from '../redemptions/empty-body.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
 import { AsyncActionAccepted } from '../../schemas/campaigns.ts';
@@ -190,7 +189,6 @@ export function registerVoucherRoutes(app: TypedApp, { deps }: RouteContext): vo
   app.post(
     '/v1/vouchers/:code/transactions/export',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags,
         operationId: 'exportVoucherTransactions',
@@ -254,7 +252,6 @@ export function registerVoucherRoutes(app: TypedApp, { deps }: RouteContext): vo
   app.post(
     '/v1/campaigns/:campaignId/transactions/export',
     {
-      preValidation: emptyBodyAsObject,
       schema: {
         tags: ['Campaigns'],
         operationId: 'exportCampaignTransactions',
