@@ -18,6 +18,7 @@ import { registerExportRoutes } from './exports/exports.ts';
 import { registerProjectRoutes } from './management/projects.ts';
 import { registerUserRoutes } from './management/users.ts';
 import { registerApiKeyRoutes } from './management/api-keys.ts';
+import { registerBrandingRoutes } from './management/branding.ts';
 import { registerConsoleSessionRoutes } from './console/session.ts';
 import { registerConsoleAssets } from './console/assets.ts';
 import { registerReportRoutes } from './reports/reports.ts';
@@ -35,6 +36,7 @@ export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<
   registerProjectRoutes(app, ctx);
   registerUserRoutes(app, ctx);
   registerApiKeyRoutes(app, ctx);
+  registerBrandingRoutes(app, ctx);
   registerConsoleSessionRoutes(app, ctx);
   await registerConsoleAssets(app);
   registerReportRoutes(app, ctx);

@@ -69,7 +69,8 @@ export type SeedKind =
   | 'consentGroup'
   | 'location'
   | 'apiKey'
-  | 'user';
+  | 'user'
+  | 'branding';
 
 const ID_PATTERN = /^[a-z]{1,8}_[0-9A-Za-z]{12,}$/;
 
@@ -222,6 +223,7 @@ export async function seedProject(http: HttpClient, projectId: string, keys: { s
   const consent = await ok(mgmt, 'POST', `/management/v1/projects/${projectId}/consents`, { name: name('Consent'), description: marker });
   const consentGroup = await ok(mgmt, 'POST', `/management/v1/projects/${projectId}/consent-groups`, { name: name('Consents'), consents: [str(consent, 'id')] });
   await ok(api, 'PUT', `/v1/customers/${customerId}/consents`, { [str(consent, 'id')]: true });
+  const branding = await ok(mgmt, 'POST', `/management/v1/projects/${projectId}/branding`, { brand: { name: name('Brand'), permission_reminder: marker } });
   // A console user invited into this project only (the invitation answers 204; the list gives the id).
   const userEmail = `${unique(label).toLowerCase()}-viewer@example.com`;
   await ok(mgmt, 'POST', '/management/v1/projects/users/invite', { email: userEmail, first_name: marker, projects: { [projectId]: 'VIEWER' } });
@@ -287,6 +289,7 @@ export async function seedProject(http: HttpClient, projectId: string, keys: { s
     // would cut the project's keys for every request after it. An unknown key id, like the location.
     apiKey: 'key_000000000000000000000000',
     user: str(user, 'id'),
+    branding: str(branding, 'id'),
   };
   for (const value of Object.values(ids)) if (ID_PATTERN.test(value)) allIds.add(value);
   return { projectId, server: keys.server, client: keys.client, marker, ids, allIds };
@@ -383,6 +386,8 @@ export function pathValue(template: string, param: string, ids: Record<SeedKind,
       return ids.user;
     case 'keyId':
       return ids.apiKey;
+    case 'brandingId':
+      return ids.branding;
     default:
       throw new Error(`no seeded object for path parameter {${param}} of ${template}: add one to tests/reliability/helpers/seed-project.ts`);
   }
