@@ -29,7 +29,7 @@ function inputs(): string[] {
     }
   };
   walk(join(web, 'src'));
-  for (const name of ['index.html', 'vite.config.ts', 'tsconfig.json', 'package-lock.json']) out.push(join(web, name));
+  for (const name of ['index.html', 'cockpit.html', 'vite.config.ts', 'tsconfig.json', 'package-lock.json']) out.push(join(web, name));
   out.push(join(root, 'src', 'domain', 'auth', 'roles.ts'));
   return out;
 }

@@ -2,9 +2,10 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
-// One Vite project for the web pages the Punchcard server serves: the merchant console now (index.html,
-// at /dashboard), the customer cockpit later as a second entry. `npm install` at the repository root
-// builds it into web/dist (scripts/build-web.ts); the server serves that folder.
+// One Vite project for the web pages the Punchcard server serves: the merchant console (index.html, at
+// /dashboard) and the customer cockpit (cockpit.html, at /cockpit; both load their assets from
+// /dashboard/assets/). `npm install` at the repository root builds it into web/dist
+// (scripts/build-web.ts); the server serves that folder.
 export default defineConfig({
   base: '/dashboard/',
   plugins: [react()],
@@ -13,7 +14,10 @@ export default defineConfig({
     emptyOutDir: true,
     chunkSizeWarningLimit: 1500,
     rollupOptions: {
-      input: { console: fileURLToPath(new URL('index.html', import.meta.url)) },
+      input: {
+        console: fileURLToPath(new URL('index.html', import.meta.url)),
+        cockpit: fileURLToPath(new URL('cockpit.html', import.meta.url)),
+      },
     },
   },
   server: {

@@ -9,7 +9,8 @@ import type { Database, EventsTable } from './schema.ts';
 // change, so an event exists exactly when its change committed. Customer activities are queries over
 // this table; the webhook worker reads it in `seq` order.
 
-export type EventChannel = 'API' | 'CLIENT_API' | 'USER_PORTAL' | 'INTERNAL';
+/** CUSTOMER_COCKPIT: the customer, through their cockpit link (README "Customer cockpit"). */
+export type EventChannel = 'API' | 'CLIENT_API' | 'USER_PORTAL' | 'CUSTOMER_COCKPIT' | 'INTERNAL';
 
 export interface EventSource {
   channel: EventChannel;

@@ -73,8 +73,14 @@ const CORRECTED: Readonly<Record<string, string>> = {
   'voucher.loyalty_card.points_aded': 'voucher.loyalty_card.points_added',
 };
 
-/** Every name a webhook configuration accepts: the 60 spec names and the 4 corrected spellings. */
-export const WEBHOOK_EVENT_KINDS: readonly string[] = [...SPEC_EVENT_KINDS, ...Object.values(CORRECTED)];
+/**
+ * Kinds Punchcard adds (README "Customer cockpit"): a customer's consent answers changed, through the API
+ * or the customer's own preference center.
+ */
+export const EXTENSION_EVENT_KINDS = ['customer.consents.updated'] as const;
+
+/** Every name a webhook configuration accepts: the 60 spec names, the 4 corrected spellings and Punchcard's own. */
+export const WEBHOOK_EVENT_KINDS: readonly string[] = [...SPEC_EVENT_KINDS, ...Object.values(CORRECTED), ...EXTENSION_EVENT_KINDS];
 
 /** The type a delivery of `kind` carries (and the event log uses): the corrected spelling. */
 export function deliveredType(kind: string): string {

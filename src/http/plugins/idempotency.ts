@@ -37,6 +37,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     idempotency: { scope: string; key: string; hash: string; transaction: RequestTransaction } | null;
+    /** Set by a credential other than the API's (a customer's cockpit link): the keys' scope for it. */
+    idempotencyScope: string | null;
   }
 }
 
@@ -48,6 +50,7 @@ function requestHash(request: FastifyRequest): string {
 }
 
 function scopeOf(request: FastifyRequest): string | null {
+  if (request.idempotencyScope) return request.idempotencyScope;
   const principal = request.principal;
   if (!principal) return null;
   return principal.kind === 'management' ? 'management' : principal.projectId;
@@ -138,6 +141,7 @@ async function finish(db: Db, clock: Clock, request: FastifyRequest, reply: Fast
 
 export function installIdempotency(app: FastifyInstance, db: Db, clock: Clock): void {
   app.decorateRequest('idempotency', null);
+  app.decorateRequest('idempotencyScope', null);
 
   // Callback style, so that the rest of the request (the handler above all) runs inside the transaction's
   // scope: `done` is called from within it.

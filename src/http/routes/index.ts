@@ -19,6 +19,7 @@ import { registerProjectRoutes } from './management/projects.ts';
 import { registerUserRoutes } from './management/users.ts';
 import { registerApiKeyRoutes } from './management/api-keys.ts';
 import { registerBrandingRoutes } from './management/branding.ts';
+import { registerCockpitRoutes } from './cockpit/cockpit.ts';
 import { registerConsoleSessionRoutes } from './console/session.ts';
 import { registerConsoleAssets } from './console/assets.ts';
 import { registerReportRoutes } from './reports/reports.ts';
@@ -37,6 +38,7 @@ export async function registerRoutes(app: TypedApp, ctx: RouteContext): Promise<
   registerUserRoutes(app, ctx);
   registerApiKeyRoutes(app, ctx);
   registerBrandingRoutes(app, ctx);
+  registerCockpitRoutes(app, ctx);
   registerConsoleSessionRoutes(app, ctx);
   await registerConsoleAssets(app);
   registerReportRoutes(app, ctx);

@@ -108,6 +108,13 @@ export const CustomerObject = Type.Object({
   }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Nullable(Type.String({ format: 'date-time', description: 'Null until the first update' })),
+  assets: Type.Object(
+    {
+      cockpit_url: Type.String({ description: "The customer's cockpit: loyalty cards, rewards, vouchers, gift cards, referrals (README \"Customer cockpit\")" }),
+      cockpit_preference_center_url: Type.String({ description: "The customer's preference center: their consents" }),
+    },
+    { description: 'Links that open this customer\'s cockpit without any other credential; POST /v1/customers/{customerId}/cockpit/rotate replaces them' },
+  ),
   object: Type.Literal('customer'),
 });
 
@@ -253,7 +260,7 @@ export const ListActivityQuery = Type.Object({
 export type ListActivityInput = Static<typeof ListActivityQuery>;
 
 const EventSourceOut = Type.Object({
-  channel: Type.Enum(['API', 'CLIENT_API', 'USER_PORTAL', 'INTERNAL']),
+  channel: Type.Enum(['API', 'CLIENT_API', 'USER_PORTAL', 'CUSTOMER_COCKPIT', 'INTERNAL']),
   user: Type.Optional(Type.Object({ id: Type.String() })),
   api_key: Type.Optional(Type.Object({ name: Type.String(), app_id: Type.String() })),
 });

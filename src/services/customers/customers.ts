@@ -6,6 +6,7 @@ import { deleteCustomerOrders } from '../../store/orders.ts';
 import { eraseCustomerFromRedemptions } from '../../store/redemption-records.ts';
 import { clearTrackingIdOfErased } from '../../store/erased-tracking.ts';
 import { deleteCustomerConsents } from '../../store/consents.ts';
+import { deleteCockpitLink } from '../../store/cockpit.ts';
 import { toJson } from '../../store/json.ts';
 import * as store from '../../store/customers.ts';
 import { findProject } from '../../store/projects.ts';
@@ -313,6 +314,7 @@ export async function permanentlyDeleteCustomer(deps: Deps, actor: Actor, custom
     await eraseCustomerFromRedemptions(tx, actor.projectId, row);
     await clearTrackingIdOfErased(tx, 'publications', actor.projectId, row);
     await deleteCustomerConsents(tx, actor.projectId, row.id);
+    await deleteCockpitLink(tx, actor.projectId, row.id);
     await store.eraseCustomer(tx, actor.projectId, row.id);
     const record: PermanentDeletion = {
       id: deps.ids.next('del'),

@@ -1,5 +1,6 @@
 import type { RouteContext, TypedApp } from '../../../app.ts';
 import * as customers from '../../../services/customers/customers.ts';
+import { rotateCustomerCockpit, withCockpitAsset, withCockpitAssets } from '../../../services/cockpit/customer-assets.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
 import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
@@ -32,7 +33,10 @@ export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
         response: { 200: CustomerObject, ...errorResponses(404) },
       },
     },
-    async (request) => customers.upsertCustomer(deps, actorOf(request), request.body),
+    async (request) => {
+      const actor = actorOf(request);
+      return withCockpitAsset(deps, actor.projectId, await customers.upsertCustomer(deps, actor, request.body));
+    },
   );
 
   app.get(
@@ -46,7 +50,11 @@ export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
         response: { 200: CustomerList, ...errorResponses() },
       },
     },
-    async (request) => customers.listCustomers(deps, actorOf(request), request.query),
+    async (request) => {
+      const actor = actorOf(request);
+      const list = await customers.listCustomers(deps, actor, request.query);
+      return { ...list, customers: await withCockpitAssets(deps, actor.projectId, list.customers) };
+    },
   );
 
   app.get(
@@ -60,7 +68,10 @@ export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
         response: { 200: CustomerObject, ...errorResponses(404) },
       },
     },
-    async (request) => customers.getCustomer(deps, actorOf(request), request.params.customerId),
+    async (request) => {
+      const actor = actorOf(request);
+      return withCockpitAsset(deps, actor.projectId, await customers.getCustomer(deps, actor, request.params.customerId));
+    },
   );
 
   app.put(
@@ -75,7 +86,10 @@ export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
         response: { 200: CustomerObject, ...errorResponses(404) },
       },
     },
-    async (request) => customers.updateCustomer(deps, actorOf(request), request.params.customerId, request.body),
+    async (request) => {
+      const actor = actorOf(request);
+      return withCockpitAsset(deps, actor.projectId, await customers.updateCustomer(deps, actor, request.params.customerId, request.body));
+    },
   );
 
   app.delete(
@@ -120,7 +134,24 @@ export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
         response: { 200: CustomerObject, ...errorResponses(403, 409) },
       },
     },
-    async (request) => customers.createCustomerFromClientSide(deps, actorOf(request), request.body),
+    async (request) => {
+      const actor = actorOf(request);
+      return withCockpitAsset(deps, actor.projectId, await customers.createCustomerFromClientSide(deps, actor, request.body));
+    },
+  );
+
+  app.post(
+    '/v1/customers/:customerId/cockpit/rotate',
+    {
+      schema: {
+        tags,
+        operationId: 'rotateCustomerCockpit',
+        summary: "Replace the customer's cockpit links (Punchcard extension): every earlier link stops working; answers the customer with the new assets",
+        params: CustomerParams,
+        response: { 200: CustomerObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => rotateCustomerCockpit(deps, actorOf(request), request.params.customerId),
   );
 
   registerCustomerActivityRoutes(app, ctx);

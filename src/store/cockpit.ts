@@ -1,0 +1,49 @@
+import type { Executor } from './db.ts';
+
+// Cockpit link material (migration 0040): each project's link secret, and each customer's link
+// generation (no row = 0). No link itself is stored: links are derived (src/services/cockpit/links.ts).
+
+export async function findCockpitKey(db: Executor, projectId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('cockpit_keys').select('secret').where('project_id', '=', projectId).executeTakeFirst();
+  return row?.secret;
+}
+
+/** Stores the project's secret unless one exists (two processes may race to create it: the first wins). */
+export async function insertCockpitKeyIfAbsent(db: Executor, projectId: string, secret: string, at: string): Promise<void> {
+  await db
+    .insertInto('cockpit_keys')
+    .values({ project_id: projectId, secret, created_at: at })
+    .onConflict((oc) => oc.column('project_id').doNothing())
+    .execute();
+}
+
+/** Link generations of some customers of the project; customers without a row are at generation 0. */
+export async function cockpitGenerations(db: Executor, projectId: string, customerIds: readonly string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (customerIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('cockpit_links')
+    .select(['customer_id', 'generation'])
+    .where('project_id', '=', projectId)
+    .where('customer_id', 'in', [...customerIds])
+    .execute();
+  for (const row of rows) out.set(row.customer_id, Number(row.generation));
+  return out;
+}
+
+/** Counts the customer's generation up by one (from 0 when there is no row yet); answers the new one. */
+export async function bumpCockpitGeneration(db: Executor, projectId: string, customerId: string, at: string): Promise<number> {
+  const row = await db
+    .insertInto('cockpit_links')
+    .values({ project_id: projectId, customer_id: customerId, generation: 1, rotated_at: at })
+    .onConflict((oc) =>
+      oc.columns(['project_id', 'customer_id']).doUpdateSet((eb) => ({ generation: eb(eb.ref('cockpit_links.generation'), '+', 1), rotated_at: at })),
+    )
+    .returning('generation')
+    .executeTakeFirstOrThrow();
+  return Number(row.generation);
+}
+
+export async function deleteCockpitLink(db: Executor, projectId: string, customerId: string): Promise<void> {
+  await db.deleteFrom('cockpit_links').where('project_id', '=', projectId).where('customer_id', '=', customerId).execute();
+}
