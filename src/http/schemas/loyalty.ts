@@ -19,7 +19,10 @@ export const PendingParams = Type.Object({
 
 export const AddMemberBody = Type.Object({
   voucher: Type.Optional(Type.String({ minLength: 1, description: 'Code of the card to publish; absent: the program picks (or, AUTO_UPDATE, makes) one' })),
-  customer: CustomerBody,
+  customer: Type.Union([
+    CustomerBody,
+    Type.String({ minLength: 1, maxLength: 255, description: "The customer's id or source_id, as the vendor's examples send it (unknown: created with it as source_id)" }),
+  ]),
   source_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Your id of this publication; repeating it answers the same card' })),
   channel: Type.Optional(Type.String({ maxLength: 255 })),
   metadata: Type.Optional(Metadata),

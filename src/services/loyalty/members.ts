@@ -44,7 +44,10 @@ export async function addMember(deps: Deps, actor: Actor, campaignId: string, in
         throw businessError('voucher_expired', 'Voucher expired', { details: `Loyalty card ${voucher.code} has expired and cannot be published`, resourceId: voucher.code, resourceType: 'voucher' });
       }
     }
-    const { customer } = await resolveCustomer(tx, deps, actor, input.customer, { createIfMissing: true });
+    // The vendor's examples name the customer by a bare id or source_id too.
+    const named = typeof input.customer === 'string' ? await findLiveCustomer(tx, actor.projectId, input.customer) : undefined;
+    const ref = typeof input.customer !== 'string' ? input.customer : named ? { id: named.id } : { source_id: input.customer };
+    const { customer } = await resolveCustomer(tx, deps, actor, ref, { createIfMissing: true });
     // Join-once reads the customer's cards before handing one out; concurrent joins of one customer queue here.
     await lockCustomer(tx, actor.projectId, customer.id);
     const published = await publishVoucher(tx, deps, actor, {

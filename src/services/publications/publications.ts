@@ -51,16 +51,12 @@ async function publishingCampaign(tx: Tx, actor: Actor, reference: string): Prom
 }
 
 /**
- * Publishes what the request names. `skipCampaignWithVoucher` serves the query-string variant, where the
- * vendor ignores `campaign` when `voucher` is given; the JSON body must name exactly one of them.
+ * Publishes what the request names. A `voucher` wins over a `campaign` sent with it: the vendor ignores
+ * the campaign then in the query-string variant, and its JSON examples ("Specific Voucher") send both.
  */
-export async function createPublication(deps: Deps, actor: Actor, input: PublicationRequest, options: { skipCampaignWithVoucher?: boolean } = {}): Promise<PublicationOut> {
+export async function createPublication(deps: Deps, actor: Actor, input: PublicationRequest): Promise<PublicationOut> {
   const voucherCode = input.voucher ?? null;
-  let campaignRef = campaignReference(input.campaign);
-  if (voucherCode !== null && campaignRef !== null) {
-    if (!options.skipCampaignWithVoucher) throw errors.invalidPayload('Send either .voucher or .campaign, not both');
-    campaignRef = null;
-  }
+  const campaignRef = voucherCode === null ? campaignReference(input.campaign) : null;
   if (voucherCode === null && campaignRef === null) throw errors.invalidPayload("Payload should have required property 'voucher' or 'campaign'");
   const count = campaignRef?.count ?? 1;
   if (count > 1 && input.source_id) throw errors.invalidPayload('Property .source_id allows one voucher per publication: send campaign.count 1 or leave out source_id');

@@ -41,7 +41,7 @@ export function registerPublicationRoutes(app: TypedApp, { deps }: RouteContext)
         response: { 200: PublicationObject, ...errorResponses(404) },
       },
     },
-    async (request) => createPublication(deps, actorOf(request), request.query, { skipCampaignWithVoucher: true }),
+    async (request) => createPublication(deps, actorOf(request), request.query),
   );
 
   app.get(

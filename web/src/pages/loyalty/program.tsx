@@ -47,9 +47,10 @@ export function LoyaltyProgramPage() {
         }
       />
       <Tabs value={tab} onChange={(value) => setSearch(value ? { tab: value } : {}, { replace: true })} keepMounted={false}>
-        <Tabs.List>
+        {/* One row at any width: at a phone's width the tabs scroll sideways instead of wrapping. */}
+        <Tabs.List style={{ flexWrap: 'nowrap', overflowX: 'auto', overflowY: 'hidden', scrollbarWidth: 'none' }} data-testid="loyalty-tabs">
           {TABS.map((t) => (
-            <Tabs.Tab key={t.value} value={t.value}>
+            <Tabs.Tab key={t.value} value={t.value} style={{ flexShrink: 0 }}>
               {t.label}
             </Tabs.Tab>
           ))}

@@ -173,7 +173,7 @@ function ApiKeys({ projectId }: { projectId: string }) {
   );
 }
 
-function Team({ projectId, me }: { projectId: string; me: string }) {
+function Team({ projectId, me, canManage }: { projectId: string; me: string; canManage: boolean }) {
   const client = useQueryClient();
   const users = useQuery({ queryKey: ['users', projectId], queryFn: () => api<{ data: User[] }>('GET', `/management/v1/projects/${projectId}/users`) });
   const [invite, setInvite] = useState({ email: '', first_name: '', role: 'USER' });
@@ -241,13 +241,19 @@ function Team({ projectId, me }: { projectId: string; me: string }) {
                     <Text size="xs" c="dimmed">{[u.first_name, u.last_name].filter(Boolean).join(' ')}</Text>
                   </Table.Td>
                   <Table.Td>
-                    <Select aria-label={`Role of ${u.email}`} data={ROLES} value={u.projects[projectId] ?? null} onChange={(role) => void changeRole(u, role)} allowDeselect={false} w={130} size="xs" />
+                    {canManage ? (
+                      <Select aria-label={`Role of ${u.email}`} data={ROLES} value={u.projects[projectId] ?? null} onChange={(role) => void changeRole(u, role)} allowDeselect={false} w={130} size="xs" />
+                    ) : (
+                      <Text size="sm" data-testid={`role-of-${u.email}`}>{u.projects[projectId]}</Text>
+                    )}
                   </Table.Td>
                   <Table.Td>
-                    <Group gap="xs" justify="flex-end" wrap="nowrap">
-                      <Button size="compact-xs" variant="subtle" onClick={() => void issueLink(u.id, u.email)}>Invitation link</Button>
-                      <Button size="compact-xs" variant="subtle" color="red" onClick={() => remove(u)}>Remove</Button>
-                    </Group>
+                    {canManage && (
+                      <Group gap="xs" justify="flex-end" wrap="nowrap">
+                        <Button size="compact-xs" variant="subtle" onClick={() => void issueLink(u.id, u.email)}>Invitation link</Button>
+                        <Button size="compact-xs" variant="subtle" color="red" onClick={() => remove(u)}>Remove</Button>
+                      </Group>
+                    )}
                   </Table.Td>
                 </Table.Tr>
               ))}
@@ -264,7 +270,8 @@ function Team({ projectId, me }: { projectId: string; me: string }) {
           </Group>
         </Stack>
       )}
-      <form onSubmit={(e) => void submitInvite(e)}>
+      {!canManage && <Text size="sm" c="dimmed" mt="sm">Only an ADMIN invites users and changes their roles.</Text>}
+      {canManage && <form onSubmit={(e) => void submitInvite(e)}>
         <Group align="flex-start" mt="md" wrap="wrap">
           <TextInput label="Invite by e-mail" type="email" required value={invite.email} onChange={(e) => setInvite({ ...invite, email: e.currentTarget.value })} error={inviteField === 'email' ? messageOf(inviteError) : undefined} w={240} />
           <TextInput label="First name" value={invite.first_name} onChange={(e) => setInvite({ ...invite, first_name: e.currentTarget.value })} w={160} />
@@ -272,7 +279,7 @@ function Team({ projectId, me }: { projectId: string; me: string }) {
           <Button type="submit" mt={24}>Invite</Button>
         </Group>
         {inviteError !== null && inviteField === null && <ErrorAlert error={inviteError} />}
-      </form>
+      </form>}
     </Card>
   );
 }
@@ -286,7 +293,7 @@ export function SettingsPage() {
       <PageHeader title="Settings" description={`Project ${session.project.name}; your role here is ${session.role}.`} />
       <ProjectSettings projectId={session.project.id} />
       {can('GET', '/management/v1/projects/:projectId/api-keys') && <ApiKeys projectId={session.project.id} />}
-      <Team projectId={session.project.id} me={session.user.id} />
+      <Team projectId={session.project.id} me={session.user.id} canManage={can('PUT', '/management/v1/projects/:projectId/users/:userId')} />
     </Stack>
   );
 }
