@@ -2,6 +2,7 @@ import type { BulkJobLatency } from './job-latency.ts';
 import type { JobResult } from './jobs.ts';
 import type { FirstPageTiming } from './list-pages.ts';
 import type { LoadResult } from './load.ts';
+import { lockWaitShare, type LockWaits } from './lock-waits.ts';
 import type { Cost, WalResult, Warmup } from './measure.ts';
 
 // The printed table and the targets of issues 7 and 18, checked against one run's numbers.
@@ -21,6 +22,8 @@ export interface ScenarioRow {
   warmup: Warmup | null;
   /** redeem: req/s as a fraction of the floor's tx/s measured in the same run on the same database. */
   floorRatio: number | null;
+  /** PostgreSQL: server connections waiting on locks during the measured window (bench/lock-waits.ts). */
+  lockWaits: LockWaits | null;
 }
 
 export interface JobRow extends JobResult, Partial<Pick<BulkJobLatency, 'health' | 'redeem' | 'events'>> {
@@ -108,6 +111,10 @@ export function checkTargets(rows: ScenarioRow[], jobs: JobRow[], pages: PageRow
   const pgRedeem = find('postgres', 1, 'redeem');
   if (pgRedeem) {
     checks.push({ target: 'redeem ≥ 400/s, one process (postgres)', measured: `${pgRedeem.load.rps.toFixed(0)}/s`, holds: pgRedeem.load.rps >= 400 });
+    if (pgRedeem.lockWaits) {
+      const share = lockWaitShare(pgRedeem.lockWaits);
+      checks.push({ target: 'sampled lock waits < 5 % of busy connections, one process (postgres)', measured: `${(share * 100).toFixed(1)} %`, holds: share < 0.05 });
+    }
     if (pgRedeem.cost) checks.push({ target: 'round trips per redemption ≤ 10 (postgres)', measured: pgRedeem.cost.statements.toFixed(1), holds: pgRedeem.cost.statements <= 10 });
   }
   ratio('sqlite', 'validate', 0.2, 'validate');

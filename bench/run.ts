@@ -9,6 +9,7 @@ import { benchOrder, COUPON_CAMPAIGN, createFixtures, type Fixtures } from './fi
 import { captureRedemption, describeWrites, runFloor } from './floor.ts';
 import { bulkMetadataJobLatency } from './job-latency.ts';
 import { exportRedemptionsJob, generateCodesJob } from './jobs.ts';
+import { lockWaitShare, sampleLockWaits } from './lock-waits.ts';
 import { timeFirstPages, type FirstPageTiming } from './list-pages.ts';
 import { measureWindow, settle, sized, walWindow, warmUp, type WarmupPolicy } from './measure.ts';
 import { startProbedServer, type ProbedServer } from './probe.ts';
@@ -174,6 +175,7 @@ function warmupPolicy(options: Options): WarmupPolicy {
 function formatCost(row: ScenarioRow): string {
   const parts: string[] = [];
   if (row.cost) parts.push(`${row.cost.cpuUs.toFixed(0)} µs CPU/req`, `${row.cost.statements.toFixed(1)} ${row.db === 'sqlite' ? 'statements' : 'round trips'}/req`);
+  if (row.lockWaits && row.lockWaits.busy > 0) parts.push(`waiting on locks ${(lockWaitShare(row.lockWaits) * 100).toFixed(1)} % of busy connections (${row.lockWaits.samples} samples)`);
   if (row.wal) parts.push(`WAL ${(row.wal.bytesPerRequest / 1024).toFixed(1)} KB/req (${row.wal.requests} req${row.wal.backgroundPerSecond === null ? (row.db === 'postgres' ? ', records of this database by pg_walinspect' : '') : `, cluster idle ${(row.wal.backgroundPerSecond / 1024).toFixed(0)} KB/s subtracted`})`);
   if (row.warmup) {
     const rounds = row.warmup.cpuUsPerRound;
@@ -193,7 +195,9 @@ async function runScenarios(db: ThrowawayDatabase, servers: ProbedServer[], pool
     const warmup = await warmUp(servers, make, warmupPolicy(options));
     const profiled = options.profile ? servers[0] : undefined;
     await profiled?.probe.startProfile();
+    const locks = db.dialect === 'postgres' ? await sampleLockWaits(db.url) : null;
     const { load, cost } = await measureWindow(servers, make, options.connections, sized(warmup.rate, options.seconds));
+    const lockWaits = locks ? await locks.stop() : null;
     if (profiled) {
       const dir = join(import.meta.dirname, 'results', 'profiles');
       mkdirSync(dir, { recursive: true });
@@ -223,6 +227,7 @@ async function runScenarios(db: ThrowawayDatabase, servers: ProbedServer[], pool
       wal,
       warmup,
       floorRatio: null,
+      lockWaits,
     };
     rows.push(row);
     const statuses = Object.entries(load.statuses).map(([code, n]) => `${code}×${n}`).join(' ');
@@ -265,6 +270,7 @@ async function runFloorScenario(db: ThrowawayDatabase, recorded: Awaited<ReturnT
     wal: floor.wal,
     warmup: { seconds: floor.warmupSeconds, requests: 0, cpuUsPerRound: [], settled: true, rate: floor.rps },
     floorRatio: 1,
+    lockWaits: null,
   };
   rows.push(row);
   for (const r of rows) if (r.db === db.dialect && r.scenario === 'redeem') r.floorRatio = r.load.rps / floor.rps;
