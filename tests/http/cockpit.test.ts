@@ -76,6 +76,8 @@ describe('customer cockpit', () => {
       [byName.get('Free flat white')?.affordable, byName.get('Free flat white')?.points, byName.get('Bag of beans')?.affordable],
       [true, 200, false],
     );
+    assert.equal(byName.get('Free flat white')?.stock_left, 50);
+    assert.equal(byName.get('Bag of beans')?.stock_left, null, 'no stock: unlimited');
     assert.ok(card.transactions.some((x: Json) => x.reason === 'Welcome bonus' && x.points === 350), JSON.stringify(card.transactions));
     assert.match(card.qr_url, new RegExp(`^${t.deps.config.publicUrl}/v1/assets/qr/`));
 

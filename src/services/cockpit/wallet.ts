@@ -142,7 +142,8 @@ async function loyaltyCardOf(deps: Deps, actor: Actor, item: CustomerRedeemableO
         type: r.reward.type,
         points: price,
         affordable: price === null ? balance > 0 : price <= balance,
-        stock_left: r.reward.stock === null || r.reward.stock === undefined ? null : Math.max(0, Number(r.reward.stock) - Number(r.reward.redeemed ?? 0)),
+        // The reward's stock is what is left (each redemption takes one).
+        stock_left: r.reward.stock,
       };
     }),
     transactions: history.data.map((t) => ({

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { BROWSER_MISSING, ensureConsoleBuilt, openBrowser, screenshot, type Browser } from '../helpers/browser.ts';
+import { cockpitShop, ok, type CockpitShop } from '../helpers/cockpit.ts';
+
+// The customer cockpit in a real browser at phone width, opened from the link in the customer object as
+// a shop's e-mail would: the balance the API has; a reward redeemed with a double click is one
+// redemption and one debit; a consent switched off is stored and on the customer's activity; a tampered
+// or rotated link gets a plain error page.
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+const PHONE = { width: 390, height: 844 };
+
+describe('customer cockpit in the browser', { skip: BROWSER_MISSING }, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let shop: CockpitShop;
+
+  before(async () => {
+    ensureConsoleBuilt();
+    t = await startTestApp({ clockStart: new Date().toISOString() });
+    await ok(t, 'POST', `/management/v1/projects/${t.projectId}/branding`, {
+      brand: { name: 'Bean There', website_url: 'beanthere.example.com', permission_reminder: 'You chose these when you joined. Change them any time.' },
+      address: { street: 'Roastery Lane 4', city: 'Leeds', postal: 'LS1 4AP', country: 'United Kingdom' },
+      contact: { email: 'hello@beanthere.example.com', phone: '+44 113 496 0000' },
+      cockpit: { primary_color: '#5b3a29', accent_color: '#d9480f' },
+    }, t.managementHeaders());
+    shop = await cockpitShop(t, 350);
+    browser = await openBrowser(PHONE);
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  const balanceInApi = async () => (await ok(t, 'GET', `/v1/loyalties/members/${encodeURIComponent(shop.card)}`)).loyalty_card.balance as number;
+
+  test("the customer's link opens their wallet at phone width with the balance the API has", async () => {
+    const { page } = browser;
+    await page.goto(shop.customer.assets.cockpit_url);
+    const balance = page.getByTestId('balance');
+    await balance.waitFor();
+    assert.equal(await balance.textContent(), String(await balanceInApi()));
+    assert.equal(await balance.textContent(), '350');
+    await page.getByRole('heading', { name: 'Hi Ada' }).waitFor();
+    await page.getByText('150 points more to reach Gold').waitFor();
+    await page.getByText('Silver', { exact: true }).waitFor();
+    await page.getByText(shop.coupon).waitFor();
+    await page.getByText('10% off').waitFor();
+    await page.getByTestId('gift-balance').getByText('25.00').waitFor();
+    await page.getByText(shop.referralCode).waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= PHONE.width, `nothing overflows the phone's width (${width}px)`);
+    await screenshot(page, 'cockpit-phone', { fullPage: false });
+    await screenshot(page, 'cockpit-phone-full');
+
+    // The coupon's QR code and barcode: the images the console shows too, drawn by the API.
+    const coupons = page.getByRole('region', { name: 'Coupons' });
+    await coupons.getByRole('button', { name: 'Show QR code and barcode' }).click();
+    for (const name of [`QR code of ${shop.coupon}`, `Barcode of ${shop.coupon}`]) {
+      const image = coupons.getByRole('img', { name });
+      await image.waitFor();
+      await page.waitForFunction((alt) => {
+        const img = [...document.images].find((i) => i.alt === alt);
+        return img !== undefined && img.complete && img.naturalWidth > 0;
+      }, name);
+    }
+    await coupons.getByRole('img', { name: `QR code of ${shop.coupon}` }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'cockpit-phone-coupon-codes', { fullPage: false });
+    await coupons.getByRole('button', { name: 'Hide codes' }).click();
+    await page.evaluate(() => window.scrollTo(0, 0));
+  });
+
+  test('a double click on Confirm redeems the reward once: one redemption record, points taken once', async () => {
+    const { page } = browser;
+    const reward = page.locator('[data-reward="Free flat white"]');
+    await reward.getByRole('button', { name: 'Redeem' }).click();
+    await reward.getByRole('button', { name: 'Confirm' }).dblclick();
+    await reward.getByRole('status').getByText('Redeemed: Free flat white').waitFor();
+    await page.getByTestId('balance').getByText('150', { exact: true }).waitFor();
+    await reward.getByText('200 points · 49 left').waitFor();
+
+    assert.equal(await balanceInApi(), 350 - shop.price, 'points taken once');
+    const records = await ok(t, 'GET', `/v1/redemptions?customer=${shop.customer.id}&limit=100`);
+    const rewardRecords = records.redemptions.filter((r: Json) => r.reward);
+    assert.equal(rewardRecords.length, 1, 'one redemption record');
+    assert.equal(rewardRecords[0].result, 'SUCCESS');
+    await page.getByRole('button', { name: 'Points history' }).click();
+    await page.getByText('Reward redeemed').first().waitFor();
+    await screenshot(page, 'cockpit-phone-redeemed', { fullPage: false });
+  });
+
+  test('the preference center: switching a consent off is stored and is an event on the activity', async () => {
+    const { page } = browser;
+    await page.goto(shop.customer.assets.cockpit_preference_center_url);
+    await page.getByRole('heading', { name: 'Your preferences' }).waitFor();
+    await page.getByText('You chose these when you joined.').waitFor();
+    const newsletter = page.getByRole('switch', { name: 'Newsletter' });
+    assert.equal(await newsletter.isChecked(), true);
+    await newsletter.click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    assert.equal(await newsletter.isChecked(), false);
+
+    const stored = await ok(t, 'GET', `/v1/customers/${shop.customer.id}/consents`);
+    assert.equal(stored.data.find((c: Json) => c.consent_id === shop.newsletter.id)?.granted, false);
+    const activity = await ok(t, 'GET', `/v1/customers/${shop.customer.id}/activity?limit=5`);
+    const event = activity.data.find((e: Json) => e.type === 'customer.consents.updated');
+    assert.ok(event, 'the change is on the activity');
+    assert.deepEqual(event.data.data.consents, { [shop.newsletter.id]: false });
+    assert.equal(event.data.event_source.channel, 'CUSTOMER_COCKPIT');
+    await screenshot(page, 'cockpit-phone-preferences', { fullPage: false });
+  });
+
+  test('a tampered link and a rotated one get a plain error page; the new link works', async () => {
+    const { page } = browser;
+    const url = shop.customer.assets.cockpit_url as string;
+    const tampered = `${url.slice(0, -1)}${url.endsWith('A') ? 'B' : 'A'}`;
+    await page.goto('about:blank');
+    await page.goto(tampered);
+    await page.getByRole('alert').getByRole('heading', { name: 'This link does not work' }).waitFor();
+    assert.equal(await page.getByText('Bean There').count(), 0, 'the error page names no shop');
+    assert.equal(await page.getByTestId('balance').count(), 0);
+    await screenshot(page, 'cockpit-phone-bad-link', { fullPage: false });
+
+    const rotated = await ok(t, 'POST', `/v1/customers/${shop.customer.id}/cockpit/rotate`);
+    await page.goto('about:blank');
+    await page.goto(url);
+    await page.getByRole('heading', { name: 'This link does not work' }).waitFor();
+    await page.goto('about:blank');
+    await page.goto(rotated.assets.cockpit_url);
+    await page.getByTestId('balance').getByText('150', { exact: true }).waitFor();
+  });
+});
