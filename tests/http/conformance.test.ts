@@ -342,11 +342,8 @@ export const WRITE_REQUESTS: Record<string, WriteRequestBuilder> = {
   'PUT /v1/rewards/{rewardId}': ({ ids }) => ({ params: { rewardId: ids.campaignReward as string }, body: exampleWith('PUT /v1/rewards/{rewardId}', { camp_hC2GdqYtOmTT45zfhib62cK1: ids.giftCampaign as string }) }),
   'POST /v1/rewards/{rewardId}/assignments': ({ ids }) => ({ params: { rewardId: ids.campaignReward as string }, body: exampleWith('POST /v1/rewards/{rewardId}/assignments', { camp_OTuGGP90PivbvROsRvfM65El: ids.loyalty as string }) }),
   'PUT /v1/rewards/{rewardId}/assignments/{assignmentId}': ({ ids }) => ({ params: { rewardId: ids.materialReward as string, assignmentId: ids.materialAssignment as string }, body: example('PUT /v1/rewards/{rewardId}/assignments/{assignmentId}') }),
-  // Punchcard takes either a voucher or a campaign to publish from, not both as the vendor's example does.
-  'POST /v1/publications': () => {
-    const { voucher: _voucher, ...body } = example('POST /v1/publications');
-    return { body: { ...body, campaign: { name: 'Conformance' } } };
-  },
+  // The example names both a voucher and a campaign: the voucher is published (the campaign is not read).
+  'POST /v1/publications': async ({ f }) => ({ body: { ...example('POST /v1/publications'), voucher: (await f.amountVoucher(100)).code } }),
   'POST /v1/redemptions/{redemptionId}/rollback': ({ ids }) => ({ body: exampleWith('POST /v1/redemptions/{redemptionId}/rollback', { cust_SolpIN5N4oZbCnrxZ5NHrbVB: ids.customerId as string }) }),
   'POST /v1/redemptions/{parentRedemptionId}/rollbacks': ({ ids }) => ({ body: exampleWith('POST /v1/redemptions/{parentRedemptionId}/rollbacks', { cust_SolpIN5N4oZbCnrxZ5NHrbVB: ids.customerId as string }) }),
   'POST /v1/loyalties': ({ ids }) => ({ body: { ...example('POST /v1/loyalties'), category_id: ids.categoryId } }),
@@ -354,10 +351,10 @@ export const WRITE_REQUESTS: Record<string, WriteRequestBuilder> = {
   'PUT /v1/loyalties/{campaignId}': ({ ids }) => ({ params: { campaignId: ids.spareLoyalty as string }, body: { ...example('PUT /v1/loyalties/{campaignId}'), category_id: ids.categoryId } }),
   'POST /v1/events': ({ ids }) => ({ body: referralEvent('POST /v1/events', ids) }),
   'POST /client/v1/events': ({ ids }) => ({ body: referralEvent('POST /client/v1/events', ids) }),
-  // The vendor's example names the customer by a bare string; its schema wants an object.
+  // The example names the customer by a bare source_id (taken as the vendor does) and a card of its own project.
   'POST /v1/loyalties/{campaignId}/members': () => {
     const { voucher: _voucher, ...body } = example('POST /v1/loyalties/{campaignId}/members');
-    return { body: { ...body, customer: { source_id: 'source_customer_1' } } };
+    return { body };
   },
   'POST /v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/activate': ({ ids }) => ({ params: { pendingPointsId: (ids.pendingPoints as string).split(',')[0] as string } }),
   'POST /v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/balance': ({ ids }) => ({ params: { pendingPointsId: (ids.pendingPoints as string).split(',')[1] as string }, body: example('POST /v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/balance') }),

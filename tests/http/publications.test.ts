@@ -142,7 +142,7 @@ describe('publications', () => {
       [{ campaign: { name: 'Guarded' } }, 400, 'invalid_payload', /customer/],
       [{ customer: { source_id: 'x1' } }, 400, 'invalid_payload', /voucher' or 'campaign/],
       // A voucher wins over a campaign sent with it (the vendor's examples send both): the campaign is not read.
-      [{ customer: { source_id: 'x1' }, voucher: 'ONE-OFF', campaign: { name: 'Guarded' } }, 404, 'not_found', /ONE-OFF/],
+      [{ customer: { source_id: 'x1' }, voucher: 'NEVER-MADE', campaign: { name: 'Guarded' } }, 404, 'not_found', /NEVER-MADE/],
       [{ customer: {}, campaign: { name: 'Guarded' } }, 400, 'invalid_payload', /source_id/],
       [{ customer: { source_id: 'x1' }, campaign: { count: 2 } }, 400, 'invalid_payload', /name/],
       [{ customer: { source_id: 'x1' }, campaign: { name: 'No such' } }, 404, 'not_found', /campaign/],
