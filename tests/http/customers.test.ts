@@ -110,7 +110,10 @@ describe('customers', () => {
     assert.match(created.id, /^cust_[0-9a-z]{20}$/);
     assert.ok(created.created_at > before, 'created_at comes from the service clock');
     assert.match(created.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-    const { id: _id, created_at: _createdAt, ...rest } = created;
+    const { id: _id, created_at: _createdAt, assets, ...rest } = created as CustomerOut & { assets: { cockpit_url: string; cockpit_preference_center_url: string } };
+    // The cockpit links (tests/http/cockpit.test.ts covers them): absolute, on PUBLIC_URL.
+    assert.ok(assets.cockpit_url.startsWith(`${t.deps.config.publicUrl}/cockpit#token=`));
+    assert.ok(assets.cockpit_preference_center_url.startsWith(`${t.deps.config.publicUrl}/cockpit/preferences#token=`));
     assert.deepEqual(rest, {
       source_id: 'full-1',
       name: 'Bob Smith',

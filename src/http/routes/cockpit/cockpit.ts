@@ -61,7 +61,7 @@ export function registerCockpitRoutes(app: TypedApp, { deps }: RouteContext): vo
     return domainError('too_many_requests', { details: 'Too many cockpit requests from here; try again a little later' });
   };
 
-  /** onRequest of every /cockpit/v1 route: limits, then the link. */
+  /** preValidation of every /cockpit/v1 route (a body too deep or too large is refused first, as everywhere): limits, then the link. */
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     const now = deps.clock.now().getTime();
     const address = request.ip;
@@ -115,7 +115,7 @@ export function registerCockpitRoutes(app: TypedApp, { deps }: RouteContext): vo
     '/cockpit/v1/wallet',
     {
       config,
-      onRequest: authenticate,
+      preValidation: authenticate,
       schema: {
         tags,
         operationId: 'getCockpitWallet',
@@ -131,7 +131,7 @@ export function registerCockpitRoutes(app: TypedApp, { deps }: RouteContext): vo
     '/cockpit/v1/cards/:code/transactions',
     {
       config,
-      onRequest: authenticate,
+      preValidation: authenticate,
       schema: {
         tags,
         operationId: 'listCockpitCardTransactions',
@@ -149,7 +149,7 @@ export function registerCockpitRoutes(app: TypedApp, { deps }: RouteContext): vo
     '/cockpit/v1/cards/:code/redemption',
     {
       config,
-      onRequest: authenticate,
+      preValidation: authenticate,
       schema: {
         tags,
         operationId: 'redeemCockpitReward',
@@ -167,7 +167,7 @@ export function registerCockpitRoutes(app: TypedApp, { deps }: RouteContext): vo
     '/cockpit/v1/preferences',
     {
       config,
-      onRequest: authenticate,
+      preValidation: authenticate,
       schema: {
         tags,
         operationId: 'getCockpitPreferences',
@@ -183,7 +183,7 @@ export function registerCockpitRoutes(app: TypedApp, { deps }: RouteContext): vo
     '/cockpit/v1/preferences',
     {
       config,
-      onRequest: authenticate,
+      preValidation: authenticate,
       schema: {
         tags,
         operationId: 'updateCockpitPreferences',
