@@ -1,5 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import Fastify from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { DestinationStream } from 'pino';
 import qs from 'qs';
@@ -8,7 +7,7 @@ import type { Config } from './config.ts';
 import type { Clock } from './lib/clock.ts';
 import { newRequestId, type Ids } from './lib/ids.ts';
 import { loggerOptions } from './lib/logging.ts';
-import type { Tracing } from './lib/tracing.ts';
+import type { Tracing } from './lib/tracing-api.ts';
 import { Authenticator } from './services/auth/authenticator.ts';
 import type { Deps } from './services/context.ts';
 import { durable, type Db, type Dialect } from './store/db.ts';
@@ -25,6 +24,7 @@ import { installRateLimits } from './http/plugins/rate-limit.ts';
 import { installRequestLeniency } from './http/plugins/request-leniency.ts';
 import { installTurns } from './http/plugins/turns.ts';
 import { installTextGuard, installValidators } from './http/plugins/validation.ts';
+import type { TypedApp } from './http/route-context.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { limitConnections, serverLimitOptions } from './http/server-limits.ts';
 
@@ -41,15 +41,6 @@ export interface AppOptions {
   processMetrics?: boolean;
   /** OpenTelemetry tracing when configured (src/lib/tracing.ts): a span per request. */
   tracing?: Tracing | null;
-}
-
-/** The Fastify instance as route modules see it: TypeBox schemas type each handler's input. */
-export type TypedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
-
-/** Everything a route module needs: the use-case dependencies and the credential resolver. */
-export interface RouteContext {
-  deps: Deps;
-  authenticator: Authenticator;
 }
 
 export async function buildApp(options: AppOptions): Promise<TypedApp> {

@@ -1,6 +1,7 @@
 import { yieldToRequests } from '../lib/slices.ts';
 import { inTransaction, internalActor, makeEvent } from '../services/context.ts';
-import { DELETE_JOB, GENERATE_JOB, templateOf, type DeleteJobPayload, type GenerateJobPayload } from '../services/campaigns/campaigns.ts';
+import { templateOf } from '../services/campaigns/campaign-input.ts';
+import { DELETE_JOB, GENERATE_JOB, type DeleteJobPayload, type GenerateJobPayload } from '../services/campaigns/campaigns.ts';
 import { renderCampaign } from '../services/campaigns/render.ts';
 import { drawCodes, GENERATION_CHUNK, GENERATION_DRAW, insertDrawnVouchers, type DrawnCode } from '../services/campaigns/voucher-generation.ts';
 import { addToVouchersCount, deleteCampaignRow, findCampaignInAnyState, setGenerationStatus } from '../store/campaigns.ts';

@@ -1,8 +1,10 @@
 import { localDate } from '../domain/validity/validity.ts';
 import { newRequestId } from '../lib/ids.ts';
 import { internalActor } from '../services/context.ts';
-import { AUTO_REDEEM_JOB, runAutoRedeem, type AutoRedeemPayload } from '../services/loyalty/reward-redemption.ts';
-import { recalculateProgramTiers, refreshDueTiers, TIERS_RECALCULATE_JOB, type TierRecalculatePayload } from '../services/loyalty/tiers.ts';
+import { AUTO_REDEEM_JOB, type AutoRedeemPayload } from '../services/loyalty/auto-redeem-queue.ts';
+import { runAutoRedeem } from '../services/loyalty/reward-redemption.ts';
+import { recalculateProgramTiers, refreshDueTiers } from '../services/loyalty/tier-recalculation.ts';
+import { TIERS_RECALCULATE_JOB, type TierRecalculatePayload } from '../services/loyalty/tiers.ts';
 import type { Job } from '../store/jobs.ts';
 import { listProjects } from '../store/projects.ts';
 import type { JobContext, Worker } from './worker.ts';

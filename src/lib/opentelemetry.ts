@@ -12,7 +12,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { TracingConfig } from '../config.ts';
 import { redactUrl } from './logging.ts';
-import type { Tracing } from './tracing.ts';
+import type { Tracing } from './tracing-api.ts';
 
 // The OpenTelemetry SDK, loaded only when tracing is configured (./tracing.ts). Spans go in batches to an
 // OTLP/HTTP collector; the provider is registered globally with Node's AsyncLocalStorage context, so a

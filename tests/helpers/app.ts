@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import sdk from '@voucherify/sdk';
 import type { DestinationStream } from 'pino';
-import { buildApp, type TypedApp } from '../../src/app.ts';
+import { buildApp } from '../../src/app.ts';
+import type { TypedApp } from '../../src/http/route-context.ts';
 import type { Config } from '../../src/config.ts';
 import { createWorker } from '../../src/jobs/registry.ts';
 import type { Worker } from '../../src/jobs/worker.ts';

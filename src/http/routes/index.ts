@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../app.ts';
+import type { RouteContext, TypedApp } from '../route-context.ts';
 import { registerAsyncActionRoutes } from './async-actions/async-actions.ts';
 import { registerBulkRoutes } from './bulk/bulk.ts';
 import { registerCsvImportRoutes } from './csv-imports/csv-imports.ts';

@@ -5,6 +5,8 @@ import { businessError, errors } from '../../domain/errors.ts';
 import { checkFormula } from '../../domain/formulas/check.ts';
 import { parseIsoDuration } from '../../domain/time/iso-duration.ts';
 import { validityProblem, type ValidityWindow } from '../../domain/validity/validity.ts';
+import type { CampaignRow } from '../../store/campaigns.ts';
+import { fromJson } from '../../store/json.ts';
 import type { CampaignType } from '../../store/schema.ts';
 
 // Turns a campaign create body into what is stored: the campaign type (inferred where the SDK leaves it
@@ -24,6 +26,11 @@ export interface VoucherTemplate {
   validity_timeframe?: { interval: string; duration: string } | null;
   validity_day_of_week?: number[] | null;
   validity_hours?: { daily: { start_time: string; expiration_time: string; days_of_week: number[] }[] } | null;
+}
+
+/** The campaign's stored voucher template; null for campaign types without vouchers. */
+export function templateOf(row: CampaignRow): VoucherTemplate | null {
+  return fromJson<VoucherTemplate | null>(row.voucher_template, null);
 }
 
 const invalidCampaign = (details: string) => businessError('invalid_campaign', 'Invalid campaign', { details });

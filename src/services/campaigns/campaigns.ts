@@ -27,7 +27,7 @@ import { codeKey, findLiveVoucherById, insertVouchersSkippingTakenCodes, updateU
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { renderVouchers, type VoucherObject } from '../vouchers/render.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
-import { checkDuration, checkValidity, inferCampaignType, voucherTemplateFor, type VoucherTemplate } from './campaign-input.ts';
+import { checkDuration, checkValidity, inferCampaignType, templateOf, voucherTemplateFor, type VoucherTemplate } from './campaign-input.ts';
 import { renderCampaign, renderCampaigns, type CampaignObject } from './render.ts';
 import { checkReferralProgram } from '../referrals/referral-program.ts';
 import { createTiersInTransaction } from '../promotions/tiers.ts';
@@ -77,10 +77,6 @@ function campaignEvent(deps: Deps, actor: Actor, type: string, campaign: Campaig
     campaign: { id: campaign.id, type: campaign.campaign_type, name: campaign.name },
     data: { campaign, ...extra },
   });
-}
-
-export function templateOf(row: store.CampaignRow): VoucherTemplate | null {
-  return fromJson<VoucherTemplate | null>(row.voucher_template, null);
 }
 
 async function liveCampaign(tx: Executor, actor: Actor, idOrName: string, onlyType?: CampaignType): Promise<store.CampaignRow> {

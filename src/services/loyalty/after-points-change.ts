@@ -2,8 +2,8 @@ import { findLiveCampaignById } from '../../store/campaigns.ts';
 import type { Tx } from '../../store/db.ts';
 import type { VoucherRow } from '../../store/vouchers.ts';
 import type { Actor, Deps } from '../context.ts';
-import { scheduleAutoRedeem } from './reward-redemption.ts';
-import { refreshTier } from './tiers.ts';
+import { scheduleAutoRedeem } from './auto-redeem-queue.ts';
+import { refreshTier } from './earning.ts';
 
 /**
  * What follows any change of a card's points made outside earning (which does the same itself): the

@@ -1,4 +1,4 @@
-import type { TargetLookup } from '../validation-rules/assignment-targets.ts';
+import type { TargetLookup } from '../validation-rules/target-lookup.ts';
 import { findEarningRulesByIds } from '../../store/earning-rules.ts';
 import { findAssignment } from '../../store/rewards.ts';
 

@@ -3,15 +3,11 @@ import { afterPointsChange } from './after-points-change.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { pointsExpiryDate } from '../../domain/loyalty/points-expiry.ts';
 import type { CampaignRow } from '../../store/campaigns.ts';
-import { findLiveCustomerById } from '../../store/customers.ts';
-import type { Executor, Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
-import { fromJson } from '../../store/json.ts';
-import { lockCards } from '../../store/loyalty.ts';
 import type { VoucherRow } from '../../store/vouchers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { creditPoints, debitPoints, type BalanceObject } from '../ledger/ledger.ts';
-import { campaignRef, loyaltyCard, loyaltyProgram, programExpirationRules, programOf, projectDay, renderCard, type ProjectDay } from './cards.ts';
+import { campaignRef, customerSummary, lockedCard, loyaltyCard, loyaltyProgram, programExpirationRules, programOf, projectDay, renderCard, type ProjectDay } from './cards.ts';
 
 // `POST /v1/loyalties/{campaignId}/members/{memberId}/balance` and `POST /v1/loyalties/members/{memberId}/balance`
 // (loyalty reference 2.5): a signed manual change of a card's points, through the ledger only.
@@ -19,22 +15,6 @@ import { campaignRef, loyaltyCard, loyaltyProgram, programExpirationRules, progr
 // Decision (the vendor is silent): manual adjustments are allowed on cards that are disabled, expired
 // or outside their validity window, and in inactive programs. They are the merchant's corrections;
 // spending and transferring the points still obey validity.
-
-export interface CustomerSummary {
-  id: string;
-  source_id: string | null;
-  name: string | null;
-  email: string | null;
-  metadata: Record<string, unknown>;
-  object: 'customer';
-}
-
-export async function customerSummary(db: Executor, projectId: string, customerId: string | null): Promise<CustomerSummary | null> {
-  if (customerId === null) return null;
-  const row = await findLiveCustomerById(db, projectId, customerId);
-  if (!row) return null;
-  return { id: row.id, source_id: row.source_id, name: row.name, email: row.email, metadata: fromJson(row.metadata, {}), object: 'customer' };
-}
 
 /** Refuses cards nobody holds: points belong to members (DECISIONS 17 gives the same answer for transfers). */
 export function requireHolder(card: VoucherRow, what: string): void {
@@ -73,13 +53,6 @@ export type PointsBalanceObject = BalanceObject & { type: 'loyalty_card' };
 export function pointsBalance(balance: BalanceObject): PointsBalanceObject {
   if (balance.type !== 'loyalty_card') throw new Error(`balance of voucher ${balance.related_object.id} is not a loyalty card's`);
   return { ...balance, type: 'loyalty_card' };
-}
-
-/** Locks the card and answers it as it is now (the caller's earlier read may be stale). */
-export async function lockedCard(tx: Tx, actor: Actor, card: VoucherRow): Promise<VoucherRow> {
-  const locked = (await lockCards(tx, actor.projectId, [card.id])).get(card.id);
-  if (!locked) throw errors.notFound('voucher', card.code);
-  return locked;
 }
 
 export async function adjustMemberBalance(deps: Deps, actor: Actor, campaignId: string | null, memberId: string, input: MemberBalanceInput): Promise<PointsBalanceObject> {

@@ -4,12 +4,14 @@ import { businessError, errors, type DomainError } from '../../domain/errors.ts'
 import { readExpirationRules, type ExpirationRules } from '../../domain/loyalty/points-expiry.ts';
 import { inactiveReason, localDate, type ValidityWindow } from '../../domain/validity/validity.ts';
 import { findLiveCampaign, findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts';
-import type { Executor } from '../../store/db.ts';
+import { findLiveCustomerById } from '../../store/customers.ts';
+import type { Executor, Tx } from '../../store/db.ts';
 import { fromJson } from '../../store/json.ts';
 import { nextExpirations } from '../../store/ledger.ts';
+import { lockCards } from '../../store/loyalty.ts';
 import { findProject } from '../../store/projects.ts';
 import { findLiveVoucher, type VoucherRow } from '../../store/vouchers.ts';
-import { templateOf } from '../campaigns/campaigns.ts';
+import { templateOf } from '../campaigns/campaign-input.ts';
 import type { Actor, Deps } from '../context.ts';
 import { renderVouchers, type VoucherObject } from '../vouchers/render.ts';
 import { assetLinker } from './card-assets.ts';
@@ -180,4 +182,27 @@ export async function simpleCards(db: Executor, actor: Actor, cards: readonly { 
 
 export function campaignRef(program: CampaignRow): { id: string; type: string; name: string } {
   return { id: program.id, type: program.campaign_type, name: program.name };
+}
+
+export interface CustomerSummary {
+  id: string;
+  source_id: string | null;
+  name: string | null;
+  email: string | null;
+  metadata: Record<string, unknown>;
+  object: 'customer';
+}
+
+export async function customerSummary(db: Executor, projectId: string, customerId: string | null): Promise<CustomerSummary | null> {
+  if (customerId === null) return null;
+  const row = await findLiveCustomerById(db, projectId, customerId);
+  if (!row) return null;
+  return { id: row.id, source_id: row.source_id, name: row.name, email: row.email, metadata: fromJson(row.metadata, {}), object: 'customer' };
+}
+
+/** Locks the card and answers it as it is now (the caller's earlier read may be stale). */
+export async function lockedCard(tx: Tx, actor: Actor, card: VoucherRow): Promise<VoucherRow> {
+  const locked = (await lockCards(tx, actor.projectId, [card.id])).get(card.id);
+  if (!locked) throw errors.notFound('voucher', card.code);
+  return locked;
 }

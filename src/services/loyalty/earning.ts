@@ -1,7 +1,7 @@
 import { businessError, errors } from '../../domain/errors.ts';
 import { ANY_TIER, EARNING_EVENTS, earnedPoints, itemTargets, type EarningFacts, type EarningOrder } from '../../domain/loyalty/earning.ts';
 import { pointsExpiryDate, readExpirationRules } from '../../domain/loyalty/points-expiry.ts';
-import { addDays, type TierChange } from '../../domain/loyalty/tiers.ts';
+import { addDays, type TierChange, type TierDecision } from '../../domain/loyalty/tiers.ts';
 import { evaluateRule, factsNeeded, type RuleContext, type RuleOrder } from '../../domain/rules/evaluate.ts';
 import type { NormalisedDefinition } from '../../domain/rules/definition.ts';
 import { inactiveReason, type ValidityWindow } from '../../domain/validity/validity.ts';
@@ -24,12 +24,11 @@ import type { OrderObject } from '../orders/order-object.ts';
 import { collectionMembership, collectionsOfLine } from '../product-collections/product-collections.ts';
 import { publishVoucher, type PublicationObject } from '../publications/publish.ts';
 import { definitionOf, rulesFor } from '../validation-rules/validation-rules.ts';
-import { customerSummary } from './balance.ts';
-import { campaignRef, programExpirationRules, projectDay, renderCard, unusableCard, type ProjectDay } from './cards.ts';
+import { campaignRef, customerSummary, programExpirationRules, projectDay, renderCard, unusableCard, type ProjectDay } from './cards.ts';
 import { loyaltyOf } from './earning-rules.ts';
 import { addPendingPoints } from './pending-points.ts';
-import { scheduleAutoRedeem } from './reward-redemption.ts';
-import { earningMappings, heldTier, refreshTier } from './tiers.ts';
+import { scheduleAutoRedeem } from './auto-redeem-queue.ts';
+import { earningMappings, heldTier, updateTier } from './tiers.ts';
 
 // Earning rules at work (loyalty reference 4.6): an order paid, a custom event, a segment entered or a
 // tier change makes the matching active rules give points to the customer's card in each program —
@@ -419,4 +418,23 @@ export async function earnForTierChange(
     card: input.card,
     depth: input.depth,
   });
+}
+
+/** How deep tier changes may chain through tier-event earning rules (upgrade → points → upgrade …). */
+const MAX_TIER_DEPTH = 4;
+
+/**
+ * Recalculates the card's tier inside the caller's transaction, after its points changed (or when a
+ * held tier may have expired), and runs the tier-event earning rules a change fires (here, because that
+ * earning changes points and so refreshes tiers in turn). Call it wherever a card's balance moves:
+ * accruals, manual additions and removals, transfers (both cards), expiry, pending points activation,
+ * reward redemptions and refunds. Answers the decision, or null when the card's program has no tiers and
+ * the card holds none.
+ */
+export async function refreshTier(tx: Tx, deps: Deps, actor: Actor, card: VoucherRow, options: { depth?: number } = {}): Promise<TierDecision | null> {
+  const depth = options.depth ?? 0;
+  const update = await updateTier(tx, deps, actor, card);
+  if (!update) return null;
+  if (update.changed && depth < MAX_TIER_DEPTH) await earnForTierChange(tx, deps, actor, { ...update.changed, depth: depth + 1 });
+  return update.decision;
 }

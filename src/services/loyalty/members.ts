@@ -1,5 +1,5 @@
 import type { AddMemberInput, ListMembersInput } from '../../http/schemas/loyalty.ts';
-import { refreshTier } from './tiers.ts';
+import { refreshTier } from './earning.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { queryInstant } from '../../domain/time/query-instant.ts';
 import { inactiveReason } from '../../domain/validity/validity.ts';

@@ -1,7 +1,6 @@
 import type { PendingAdjustInput, PendingListInput } from '../../http/schemas/loyalty.ts';
-import { afterPointsChange } from './after-points-change.ts';
 import { businessError, errors } from '../../domain/errors.ts';
-import { pointsExpiryDate, readExpirationRules, type ExpirationRules } from '../../domain/loyalty/points-expiry.ts';
+import type { ExpirationRules } from '../../domain/loyalty/points-expiry.ts';
 import type { CampaignRow } from '../../store/campaigns.ts';
 import type { Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
@@ -17,14 +16,12 @@ import {
 } from '../../store/loyalty.ts';
 import type { VoucherRow } from '../../store/vouchers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
-import { creditPoints } from '../ledger/ledger.ts';
-import { customerSummary, lockedCard, pointsBalance, type PointsBalanceObject } from './balance.ts';
-import { campaignRef, loyaltyCard, loyaltyProgram, programExpirationRules, programOf, projectDay, renderCard, type ProjectDay } from './cards.ts';
+import { campaignRef, customerSummary, lockedCard, loyaltyCard, loyaltyProgram, programOf, projectDay, renderCard, type ProjectDay } from './cards.ts';
 
 // Pending points (loyalty reference 2.9): points an order earned that become usable on `activates_at`.
 // They are not part of `points` or `balance` until then; the card's `pending_points` counts them. Entries
 // are created by the earning rules (addPendingPoints), activated by the periodic task when due or by
-// hand, adjusted or canceled while PENDING. Every state change is one conditional UPDATE.
+// hand (./pending-activation.ts), adjusted or canceled while PENDING. Every state change is one conditional UPDATE.
 
 export interface PendingPointsObject {
   id: string;
@@ -160,75 +157,18 @@ export async function listPending(deps: Deps, actor: Actor, campaignId: string |
 const VERB = { activate: 'activated', update: 'updated', cancel: 'canceled' } as const;
 
 /** The card (locked) and the entry named by a pending-points path; 404 unless the entry is the card's. */
-async function cardAndEntry(tx: Tx, actor: Actor, memberId: string, pendingPointsId: string): Promise<{ card: VoucherRow; entry: PendingPointsRow }> {
+export async function cardAndEntry(tx: Tx, actor: Actor, memberId: string, pendingPointsId: string): Promise<{ card: VoucherRow; entry: PendingPointsRow }> {
   const card = await lockedCard(tx, actor, await loyaltyCard(tx, actor, memberId));
   const entry = await findPendingPoints(tx, actor.projectId, pendingPointsId);
   if (!entry || entry.voucher_id !== card.id) throw errors.notFound('pending_points', pendingPointsId);
   return { card, entry };
 }
 
-function stateError(action: keyof typeof VERB, entry: PendingPointsRow) {
+export function stateError(action: keyof typeof VERB, entry: PendingPointsRow) {
   return businessError('invalid_pending_points_state', 'Invalid pending points state', {
     details: `Only pending points in 'PENDING' status can be ${VERB[action]}. Current status: '${entry.status}'.`,
     resourceId: entry.id,
     resourceType: 'pending_points',
-  });
-}
-
-/**
- * Activates one entry on a locked card: the entry leaves PENDING (conditionally, so it happens once) and
- * the ledger credits its points as PENDING_POINTS_ACTIVATION, expiring from `day` by the entry's or the
- * program's rules. Used by the endpoint and by the periodic task.
- */
-export async function activateEntry(tx: Tx, deps: Deps, actor: Actor, card: VoucherRow, entry: PendingPointsRow, day: ProjectDay): Promise<PointsBalanceObject> {
-  const closed = await closePendingPoints(tx, actor.projectId, entry.id, 'ACTIVATED', deps.clock.now().toISOString());
-  if (!closed) throw stateError('activate', (await findPendingPoints(tx, actor.projectId, entry.id)) ?? entry);
-  const program = await programOf(tx, actor, card);
-  const rules = readExpirationRules(fromJson<unknown>(closed.expiration_rules, null)) ?? programExpirationRules(program);
-  const activated = toPendingPointsObject(closed);
-  const details = activated.details;
-  const result = await creditPoints(tx, deps, actor, card, 'PENDING_POINTS_ACTIVATION', {
-    points: Number(closed.points),
-    expiresAt: pointsExpiryDate(rules, day.today),
-    source: actor.source.channel === 'INTERNAL' ? 'Automation' : 'API',
-    operationType: actor.source.channel === 'INTERNAL' ? 'AUTOMATIC' : 'MANUAL',
-    details: {
-      ...(details.order !== undefined ? { order: details.order } : {}),
-      ...(details.event !== undefined ? { event: details.event } : {}),
-      ...(details.earning_rule !== undefined ? { earning_rule: details.earning_rule } : {}),
-      pending_points: activated,
-    },
-  });
-  await afterPointsChange(tx, deps, actor, result.card, { added: true });
-  await appendEvents(tx, [
-    makeEvent(deps, actor, {
-      type: 'voucher.loyalty_card.pending_points.activated',
-      activityType: card.holder_id ? 'customer.voucher.loyalty_card.pending_points.activated' : null,
-      activityCategory: card.holder_id ? 'EFFECT' : null,
-      customerId: card.holder_id,
-      campaign: campaignRef(program),
-      voucherCode: card.code,
-      entityId: closed.id,
-      data: {
-        customer: await customerSummary(tx, actor.projectId, card.holder_id),
-        campaign: campaignRef(program),
-        voucher: await renderCard(tx, deps, actor, result.card, day),
-        balance: result.balance,
-        order: details.order ?? null,
-        transaction: result.transaction,
-        pending_points: activated,
-      },
-    }),
-  ]);
-  return pointsBalance(result.balance);
-}
-
-/** `POST /v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/activate`. */
-export async function activatePending(deps: Deps, actor: Actor, memberId: string, pendingPointsId: string): Promise<PointsBalanceObject> {
-  return inTransaction(deps, async (tx) => {
-    const { card, entry } = await cardAndEntry(tx, actor, memberId, pendingPointsId);
-    if (entry.status !== 'PENDING') throw stateError('activate', entry);
-    return activateEntry(tx, deps, actor, card, entry, await projectDay(tx, deps, actor.projectId));
   });
 }
 

@@ -8,7 +8,7 @@ import { listProjects } from '../../store/projects.ts';
 import { inTransaction, internalActor, type Deps } from '../context.ts';
 import { expireDueBuckets } from '../ledger/ledger.ts';
 import type { ProjectDay } from './cards.ts';
-import { activateEntry } from './pending-points.ts';
+import { activateEntry } from './pending-activation.ts';
 
 // The loyalty part of the vendor's nightly run (loyalty reference 2.8.2), done whenever the worker's
 // periodic task comes round: in each project, first pending points due by today are activated, then

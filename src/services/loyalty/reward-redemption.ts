@@ -7,7 +7,6 @@ import { findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts
 import { findLiveCustomerById, toCustomerObject, type CustomerObject } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
-import { enqueueJob } from '../../store/jobs.ts';
 import { lockCustomer } from '../../store/loyalty.ts';
 import type { TierRow } from '../../store/loyalty-tiers.ts';
 import { findLiveProductById, findLiveSkuById, toProductObject, toSkuObject } from '../../store/products.ts';
@@ -26,10 +25,10 @@ import { publishVoucher } from '../publications/publish.ts';
 import { channelOf, recordSuccessfulRedemption, simpleCustomer, type RedemptionRecord, type RewardRedemptionEffects } from '../redemptions/records.ts';
 import { rulesFor } from '../validation-rules/validation-rules.ts';
 import { renderVouchers, type VoucherObject } from '../vouchers/render.ts';
-import { lockedCard } from './balance.ts';
-import { campaignRef, loyaltyCard, loyaltyProgram, programExpirationRules, programOf, projectDay, renderCard, unusableCard, type ProjectDay } from './cards.ts';
+import { campaignRef, lockedCard, loyaltyCard, loyaltyProgram, programExpirationRules, programOf, projectDay, renderCard, unusableCard, type ProjectDay } from './cards.ts';
 import { parametersOf, toAssignmentObject, toRewardObject, type RewardAssignmentObject, type RewardObject } from './rewards.ts';
-import { heldTier, refreshTier, rewardMappings, tierPrice } from './tiers.ts';
+import { refreshTier } from './earning.ts';
+import { heldTier, rewardMappings, tierPrice } from './tiers.ts';
 
 // Member rewards and redeeming a reward with a loyalty card (loyalty reference 5.4, 5.5): the card pays
 // the assignment's price (as the holder's tier maps it) — or, for pay-with-points, the points that become
@@ -455,27 +454,8 @@ export async function listMemberRewards(deps: Deps, actor: Actor, memberId: stri
 
 // ---- auto-redeem ----
 
-export const AUTO_REDEEM_JOB = 'LOYALTY.AUTO_REDEEM';
-
-export interface AutoRedeemPayload {
-  voucher_id: string;
-}
-
 /** Most rewards one auto-redeem run hands out to a card (the vendor's per-run cap). */
 const AUTO_REDEEM_PER_RUN = 25;
-
-/**
- * After points were added to a card whose program has an auto-redeem reward (loyalty reference 5.5):
- * queues the automatic redemption. It runs as its own work so that a reward out of stock never undoes
- * the change that added the points; each automatic redemption is then one transaction.
- */
-export async function scheduleAutoRedeem(tx: Tx, deps: Deps, actor: Actor, program: CampaignRow, card: VoucherRow): Promise<boolean> {
-  const assignment = await store.autoRedeemAssignment(tx, actor.projectId, program.id);
-  if (!assignment || assignment.points === null || Number(card.loyalty_balance) <= 0) return false;
-  const payload: AutoRedeemPayload = { voucher_id: card.id };
-  await enqueueJob(tx, { id: deps.ids.next('aa'), projectId: actor.projectId, kind: AUTO_REDEEM_JOB, payload, requestId: actor.requestId, now: deps.clock.now().toISOString() });
-  return true;
-}
 
 /**
  * Redeems the program's auto-redeem reward with the card while its balance pays the (tier) price, up to

@@ -14,31 +14,28 @@ import {
 } from '../../domain/loyalty/tiers.ts';
 import { startOfLocalDay } from '../../domain/time/local-day.ts';
 import type { CreateTierInput, ListTiersInput, PageInput } from '../../http/schemas/loyalty-tiers.ts';
-import { Pacer, yieldToRequests } from '../../lib/slices.ts';
 import { findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import * as rulesStore from '../../store/earning-rules.ts';
 import { appendEvents } from '../../store/events.ts';
 import { enqueueJob } from '../../store/jobs.ts';
 import { fromJson, toJson } from '../../store/json.ts';
-import { lockCards, lockCustomer } from '../../store/loyalty.ts';
+import { lockCards } from '../../store/loyalty.ts';
 import * as store from '../../store/loyalty-tiers.ts';
 import type { TierMemberRow, TierRow } from '../../store/loyalty-tiers.ts';
 import { assignmentsOfCampaign, findRewardsByIds } from '../../store/rewards.ts';
 import type { LoyaltyTiersTable } from '../../store/schema.ts';
-import { findLiveVoucherById, type VoucherRow } from '../../store/vouchers.ts';
+import type { VoucherRow } from '../../store/vouchers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
-import { customerSummary } from './balance.ts';
-import { campaignRef, loyaltyCard, loyaltyProgram, projectDay, type ProjectDay } from './cards.ts';
+import { campaignRef, customerSummary, loyaltyCard, loyaltyProgram, projectDay, type ProjectDay } from './cards.ts';
 import { loyaltyOf, toEarningRuleObject, type EarningRuleObject } from './earning-rules.ts';
-import { earnForTierChange } from './earning.ts';
 import { toAssignmentObject, toRewardObject, type RewardAssignmentObject, type RewardObject } from './rewards.ts';
 
 // Loyalty tiers (loyalty reference 6, 1.6): creating and reading a program's tiers, the tiers a member
-// holds, and `refreshTier`, which recalculates one card's tier after its points changed (the rules are
-// the pure src/domain/loyalty/tiers.ts). A tier change appends `customer.loyalty.tier.*` and fires the
-// tier-event earning rules.
+// holds, and `updateTier`, which recalculates one card's tier after its points changed (the rules are
+// the pure src/domain/loyalty/tiers.ts) and appends `customer.loyalty.tier.*` on a change. The
+// tier-event earning rules that change fires are run by `refreshTier` (./earning.ts).
 
 export const TIERS_RECALCULATE_JOB = 'LOYALTY.TIERS_RECALCULATE';
 
@@ -317,8 +314,11 @@ export async function listMemberTiers(deps: Deps, actor: Actor, memberId: string
   return { object: 'list', data_ref: 'data', data: [toTierObject(tier, expiration)], total: 1 };
 }
 
-/** The points a policy measures: the balance, or the points collected since the period began. */
-async function metricOf(tx: Tx, actor: Actor, card: VoucherRow, program: CampaignRow, day: ProjectDay): Promise<number> {
+/**
+ * The points a policy measures: the balance, or the points collected since the period began. The
+ * customer cockpit shows the progress to the next tier with it (src/services/cockpit/wallet.ts).
+ */
+export async function metricOf(tx: Executor, actor: Actor, card: VoucherRow, program: CampaignRow, day: ProjectDay): Promise<number> {
   const policy = readTiersPolicy(fromJson(program.loyalty_tiers_expiration, null));
   if (policy.qualification === 'BALANCE') return Number(card.loyalty_balance);
   const since = startOfLocalDay(periodOf(day.today, policy.period).start, day.timeZone).toISOString();
@@ -339,17 +339,19 @@ function tierEvent(deps: Deps, actor: Actor, change: TierChange, program: Campai
   });
 }
 
-/** How deep tier changes may chain through tier-event earning rules (upgrade → points → upgrade …). */
-const MAX_TIER_DEPTH = 4;
+/** What `updateTier` did: the decision, and the change it recorded, which tier-event earning rules react to. */
+export interface TierUpdate {
+  decision: TierDecision;
+  /** Set when the card's tier changed: the locked card, the tier a tier-event rule names (the one reached, or for `left` the one lost) and the event recorded. */
+  changed: { card: VoucherRow; change: TierChange; tier: TierRow; eventId: string } | null;
+}
 
 /**
- * Recalculates the card's tier inside the caller's transaction, after its points changed (or when a
- * held tier may have expired). Call it wherever a card's balance moves: accruals, manual additions and
- * removals, transfers (both cards), expiry, pending points activation, reward redemptions and refunds.
- * Answers the decision, or null when the card's program has no tiers and the card holds none.
+ * Recalculates the card's tier inside the caller's transaction and records a change (membership row and
+ * `customer.loyalty.tier.*` event). Use `refreshTier` (./earning.ts), which also fires the tier-event
+ * earning rules. Answers null when the card's program has no tiers and the card holds none.
  */
-export async function refreshTier(tx: Tx, deps: Deps, actor: Actor, card: VoucherRow, options: { depth?: number } = {}): Promise<TierDecision | null> {
-  const depth = options.depth ?? 0;
+export async function updateTier(tx: Tx, deps: Deps, actor: Actor, card: VoucherRow): Promise<TierUpdate | null> {
   const locked = (await lockCards(tx, actor.projectId, [card.id])).get(card.id);
   if (!locked || locked.type !== 'LOYALTY_CARD' || !locked.campaign_id) return null;
   const program = await findLiveCampaignById(tx, actor.projectId, locked.campaign_id);
@@ -387,7 +389,7 @@ export async function refreshTier(tx: Tx, deps: Deps, actor: Actor, card: Vouche
       });
     }
   }
-  if (!decision.change) return decision;
+  if (!decision.change) return { decision, changed: null };
 
   const byId = new Map(tiers.map((t) => [t.id, t]));
   const from = decision.from ? (byId.get(decision.from) ?? null) : null;
@@ -401,82 +403,6 @@ export async function refreshTier(tx: Tx, deps: Deps, actor: Actor, card: Vouche
       : { customer, campaign, loyalty_tier: decision.change === 'left' ? (from ? toTierObject(from) : null) : to ? toTierObject(to) : null, created_at: createdAt };
   const event = tierEvent(deps, actor, decision.change, program, locked, data);
   await appendEvents(tx, [event]);
-  if (depth < MAX_TIER_DEPTH) {
-    // The tier a tier-event rule names: the one reached, or for `left` the one lost.
-    const subject = decision.change === 'left' ? from : to;
-    if (subject) {
-      await earnForTierChange(tx, deps, actor, { card: locked, change: decision.change, tier: subject, eventId: event.id, depth: depth + 1 });
-    }
-  }
-  return decision;
-}
-
-// ---- background recalculation ----
-
-/** A card locked the way loyalty writes lock: its holder's row first, then the card's. */
-async function lockedMemberCard(tx: Tx, projectId: string, voucherId: string): Promise<VoucherRow | undefined> {
-  const found = await findLiveVoucherById(tx, projectId, voucherId);
-  if (!found) return undefined;
-  if (found.holder_id) await lockCustomer(tx, projectId, found.holder_id);
-  return (await lockCards(tx, projectId, [voucherId])).get(voucherId);
-}
-
-const BATCH = 100;
-
-/** Recalculates every member card of a program (after its tiers changed), one batch per transaction. */
-export async function recalculateProgramTiers(deps: Deps, actor: Actor, campaignId: string, onBatch?: () => Promise<void>): Promise<number> {
-  let after: string | null = null;
-  let done = 0;
-  for (;;) {
-    const ids = await store.programCards(deps.db, actor.projectId, campaignId, after, BATCH);
-    if (ids.length === 0) return done;
-    await inTransaction(deps, async (tx) => {
-      for (const id of ids) {
-        const card = await lockedMemberCard(tx, actor.projectId, id);
-        if (card) await refreshTier(tx, deps, actor, card);
-      }
-    });
-    done += ids.length;
-    after = ids[ids.length - 1] as string;
-    if (onBatch) await onBatch();
-    await yieldToRequests();
-  }
-}
-
-export interface DueTierRun {
-  refreshed: number;
-  failures: number;
-}
-
-/**
- * The periodic part: cards whose held tier expired or whose pending tier starts are recalculated, each
- * project by its own calendar day, each card in its own transaction (safe to run in several workers).
- */
-export async function refreshDueTiers(deps: Deps, requestId: string, projectDays: ReadonlyMap<string, string>, onError?: (error: unknown, card: store.DueMembership) => void): Promise<DueTierRun> {
-  const run: DueTierRun = { refreshed: 0, failures: 0 };
-  if (projectDays.size === 0) return run;
-  const latest = [...projectDays.values()].sort().at(-1) as string;
-  const pacer = new Pacer();
-  let after: store.DueMembership | null = null;
-  for (;;) {
-    const due = await store.dueMemberships(deps.db, latest, after, BATCH);
-    if (due.length === 0) return run;
-    for (const item of due) {
-      after = item;
-      if (!projectDays.has(item.projectId)) continue;
-      try {
-        await inTransaction(deps, async (tx) => {
-          const actor: Actor = { projectId: item.projectId, requestId, source: { channel: 'INTERNAL' } };
-          const card = await lockedMemberCard(tx, item.projectId, item.voucherId);
-          if (card) await refreshTier(tx, deps, actor, card);
-          else await store.deleteMembership(tx, item.projectId, item.voucherId);
-        });
-        run.refreshed++;
-      } catch (error) {
-        run.failures++;
-        onError?.(error, item);
-      }
-      await pacer.between();
-    }
-  }
+  const subject = decision.change === 'left' ? from : to;
+  return { decision, changed: subject ? { card: locked, change: decision.change, tier: subject, eventId: event.id } : null };
 }

@@ -9,8 +9,8 @@ import { lockCards } from '../../store/loyalty.ts';
 import { findLiveVoucherByCode, type VoucherRow } from '../../store/vouchers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { creditPoints, debitPoints } from '../ledger/ledger.ts';
-import { customerSummary, requireHolder } from './balance.ts';
-import { campaignRef, loyaltyCard, loyaltyProgram, programExpirationRules, projectDay, renderCard, simpleCards, unusableCard , type LoyaltyCard } from './cards.ts';
+import { requireHolder } from './balance.ts';
+import { campaignRef, customerSummary, loyaltyCard, loyaltyProgram, programExpirationRules, projectDay, renderCard, simpleCards, unusableCard , type LoyaltyCard } from './cards.ts';
 
 // `POST /v1/loyalties/{campaignId}/members/{memberId}/transfers` (seed 4.7, loyalty reference 3): points
 // move from each donor card to the destination card. The whole array is one transaction (DECISIONS 16):

@@ -1,7 +1,7 @@
 import type { CampaignRow } from '../../store/campaigns.ts';
 import { fromJson } from '../../store/json.ts';
 import { findTierWithCampaign, type TierRow } from '../../store/promotion-tiers.ts';
-import type { TargetLookup } from '../validation-rules/assignment-targets.ts';
+import type { TargetLookup } from '../validation-rules/target-lookup.ts';
 
 // Validation rules can guard promotion tiers (checked, with the campaign's rules, when a tier is
 // validated or redeemed); this resolves a tier for the assignment registry.

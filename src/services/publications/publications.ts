@@ -12,7 +12,7 @@ import { findVouchersByIds } from '../../store/voucher-list.ts';
 import { findLiveVoucherByCode, findLiveVoucherById, type VoucherRow } from '../../store/vouchers.ts';
 import { inTransaction, type Actor, type Deps } from '../context.ts';
 import { resolveCustomer } from '../customers/customers.ts';
-import { templateOf } from '../campaigns/campaigns.ts';
+import { templateOf } from '../campaigns/campaign-input.ts';
 import { recordReferrer } from '../referrals/holders.ts';
 import { renderVoucherRow } from '../vouchers/vouchers.ts';
 import { publishVoucher, type Published } from './publish.ts';

@@ -8,10 +8,10 @@ import { findProject } from '../../store/projects.ts';
 import { insertHolderIfAbsent } from '../../store/referrals.ts';
 import { claimUnpublishedVoucher, claimVoucher, findHeldVoucher, findPublicationBySourceId, insertPublication } from '../../store/publications.ts';
 import { findLiveVoucherById, updateLiveVoucher, type VoucherRow } from '../../store/vouchers.ts';
-import type { CustomerObject } from '../customers/customers.ts';
+import type { CustomerObject } from '../../store/customers.ts';
 import { makeEvent, type Actor, type Deps } from '../context.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
-import { templateOf } from '../campaigns/campaigns.ts';
+import { templateOf } from '../campaigns/campaign-input.ts';
 import { generateVouchers } from '../campaigns/voucher-generation.ts';
 import { renderVouchers, type VoucherObject } from '../vouchers/render.ts';
 

@@ -4,6 +4,7 @@ import type { Executor } from '../../store/db.ts';
 import { findLiveVoucher } from '../../store/vouchers.ts';
 import { earningRuleTarget, rewardAssignmentTarget } from '../loyalty/assignment-targets.ts';
 import { promotionTierTarget } from '../promotions/assignment-target.ts';
+import type { AssignmentTarget, TargetLookup } from './target-lookup.ts';
 
 // The objects a validation rule can be assigned to, one lookup per `related_object_type`. A lookup
 // resolves what the client sent (an id, a voucher code, a campaign name) to the object's id and a short
@@ -12,14 +13,6 @@ import { promotionTierTarget } from '../promotions/assignment-target.ts';
 // Adding a target type (promotion tiers, earning rules, …) is one line in TARGETS below.
 
 export type AssignmentObjectType = 'voucher' | 'campaign' | 'promotion_tier' | 'earning_rule' | 'distribution' | 'reward_assignment';
-
-export interface AssignmentTarget {
-  /** The id stored as `related_object_id` (`v_…`, `camp_…`, …). */
-  id: string;
-  summary: Record<string, unknown>;
-}
-
-export type TargetLookup = (db: Executor, projectId: string, reference: string) => Promise<AssignmentTarget | undefined>;
 
 const campaignTarget: TargetLookup = async (db, projectId, reference) => {
   const row = await findLiveCampaign(db, projectId, reference);

@@ -21,7 +21,7 @@ import { findRule, listAssignments } from '../../store/validation-rules.ts';
 import { binVoucher, listLiveVouchers, purgeVoucher, voucherFilterFields } from '../../store/voucher-list.ts';
 import { codeKey, codeKeyOf, findLiveVoucherByCode, findLiveVoucherById, insertVouchersSkippingTakenCodes, lockVoucherRow, updateLiveVoucher, type VoucherRow } from '../../store/vouchers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
-import { templateOf } from '../campaigns/campaigns.ts';
+import { templateOf } from '../campaigns/campaign-input.ts';
 import { checkValidity } from '../campaigns/campaign-input.ts';
 import { renderCampaign, type CampaignObject } from '../campaigns/render.ts';
 import { assignRuleIn } from '../validation-rules/assignments.ts';

@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as asyncActions from '../../../services/async-actions/async-actions.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { AsyncActionList, AsyncActionObject, ListAsyncActionsQuery } from '../../schemas/async-actions.ts';

@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as bulk from '../../../services/bulk/bulk.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { AsyncActionCreated, CustomersBulkBody, MetadataBulkBody, ProductsBulkBody, ProductsMetadataBulkBody, VouchersBulkBody, VouchersMetadataBulkBody } from '../../schemas/bulk.ts';

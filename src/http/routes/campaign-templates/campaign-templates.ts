@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as templates from '../../../services/campaign-templates/campaign-templates.ts';
 import { actorOf, managementActorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as campaigns from '../../../services/campaigns/campaigns.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import {

@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { registerBinRoutes } from './bin.ts';
 import { registerCategoryRoutes } from './categories.ts';
 import { registerProductRoutes } from './products.ts';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as consents from '../../../services/consents/consents.ts';
 import { actorOf, managementActorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply } from 'fastify';
-import type { TypedApp } from '../../../app.ts';
+import type { TypedApp } from '../../route-context.ts';
 
 // The console's built pages (web/, built into web/dist by `npm install`: scripts/build-web.ts), served
 // at /dashboard on the API's own port. Hashed assets are cached for a year; the page itself is revalidated

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { serialize } from 'cookie';
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { DomainError, errors } from '../../../domain/errors.ts';
 import type { Principal } from '../../../services/auth/authenticator.ts';
 import * as sessions from '../../../services/users/sessions.ts';

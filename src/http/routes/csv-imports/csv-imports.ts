@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { DomainError, domainError } from '../../../domain/errors.ts';
 import { CsvUpload } from '../../../services/csv-imports/upload.ts';
 import {

@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as schemas from '../../../services/custom-events/schemas.ts';
 import { trackCustomEvent } from '../../../services/custom-events/track.ts';
 import { actorOf, managementActorOf } from '../../plugins/auth.ts';

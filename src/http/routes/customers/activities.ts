@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as activities from '../../../services/customers/activities.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { errorResponses, IdParams } from '../../schemas/common.ts';

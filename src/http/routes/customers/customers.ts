@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as customers from '../../../services/customers/customers.ts';
 import { rotateCustomerCockpit, withCockpitAsset, withCockpitAssets } from '../../../services/cockpit/customer-assets.ts';
 import { actorOf } from '../../plugins/auth.ts';

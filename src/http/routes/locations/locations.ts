@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { getLocation, listLocations } from '../../../services/locations/locations.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { errorResponses, IdParams } from '../../schemas/common.ts';

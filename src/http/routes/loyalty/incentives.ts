@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { registerEarningRuleRoutes } from './earning-rules.ts';
 import { registerRewardRoutes } from './rewards.ts';
 import { registerTierRoutes } from './tiers.ts';

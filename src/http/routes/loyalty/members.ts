@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { adjustMemberBalance } from '../../../services/loyalty/balance.ts';
 import { drawAsset } from '../../../services/loyalty/card-assets.ts';
 import {
@@ -13,7 +13,8 @@ import {
   programTransactions,
 } from '../../../services/loyalty/history.ts';
 import { addMember, getMember, listMembers } from '../../../services/loyalty/members.ts';
-import { activatePending, adjustPending, cancelPending, listPending } from '../../../services/loyalty/pending-points.ts';
+import { activatePending } from '../../../services/loyalty/pending-activation.ts';
+import { adjustPending, cancelPending, listPending } from '../../../services/loyalty/pending-points.ts';
 import { transferPoints } from '../../../services/loyalty/transfers.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';

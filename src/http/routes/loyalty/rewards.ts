@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { listMemberRewards, redeemReward } from '../../../services/loyalty/reward-redemption.ts';
 import * as rewards from '../../../services/loyalty/rewards.ts';
 import { actorOf } from '../../plugins/auth.ts';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as apiKeys from '../../../services/projects/api-keys.ts';
 import { managementActorOf } from '../../plugins/auth.ts';
 import { ApiKeyList, RotatedApiKey } from '../../schemas/api-keys.ts';

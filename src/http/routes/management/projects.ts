@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { noContent } from '../../reply.ts';
 import * as projects from '../../../services/projects/projects.ts';
 import { managementActorOf } from '../../plugins/auth.ts';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as projectUsers from '../../../services/users/project-users.ts';
 import type { Caller } from '../../../services/users/project-users.ts';
 import { noContent } from '../../reply.ts';

@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { enqueueOrdersImport } from '../../../services/bulk/bulk.ts';
 import { createScopedExport } from '../../../services/exports/exports.ts';
 import * as orders from '../../../services/orders/orders.ts';

@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { registerPromotionStackRoutes } from './stacks.ts';
 import { registerPromotionTierRoutes } from './tiers.ts';
 

@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { registerLegacyRoutes } from './legacy.ts';
 import { registerRedemptionRecordRoutes } from './records.ts';
 import { registerStackableRoutes } from './stackable.ts';

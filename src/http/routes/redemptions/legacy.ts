@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { assertClientRedeem } from '../../../services/redemptions/client.ts';
 import { clientValidateBody, redeemTier, redeemVoucher, validatePromotions, validateTier, validateVoucher } from '../../../services/redemptions/legacy.ts';
 import { checkEligibility, examine } from '../../../services/redemptions/qualifications.ts';

@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { getRedemption, listRedemptions, voucherRedemptions } from '../../../services/redemptions/list.ts';
 import { rollbackRedemption, rollbackRequest, rollbackStacked } from '../../../services/redemptions/rollback.ts';
 import { releaseSession } from '../../../services/redemptions/sessions.ts';

@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { assertClientRedeem } from '../../../services/redemptions/client.ts';
 import { redeemStackable } from '../../../services/redemptions/redeem.ts';
 import { validateStackable } from '../../../services/redemptions/validate.ts';

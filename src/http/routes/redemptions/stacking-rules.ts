@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as rules from '../../../services/redemptions/stacking-rules.ts';
 import { noContent } from '../../reply.ts';
 import { errorResponses, NoContent } from '../../schemas/common.ts';

@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { addHolders, listCodeHolders, removeHolder } from '../../../services/referrals/holders.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';

@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { dailyReport } from '../../../services/reports/daily.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { errorResponses } from '../../schemas/common.ts';

@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { registerProductCollectionRoutes } from '../product-collections/product-collections.ts';
 import { registerSegmentRoutes } from '../segments/segments.ts';
 import { registerValidationRuleRoutes } from '../validation-rules/validation-rules.ts';

@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as assignments from '../../../services/validation-rules/assignments.ts';
 import * as rules from '../../../services/validation-rules/validation-rules.ts';
 import { actorOf } from '../../plugins/auth.ts';

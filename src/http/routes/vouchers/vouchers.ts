@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { adjustVoucherBalance } from '../../../services/vouchers/balance.ts';
 import { campaignSummary } from '../../../services/vouchers/campaign-summary.ts';
 import { campaignTransactions, exportCampaignTransactions, exportVoucherTransactions, listVoucherTransactions } from '../../../services/vouchers/transactions.ts';

@@ -1,4 +1,4 @@
-import type { RouteContext, TypedApp } from '../../../app.ts';
+import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as webhooks from '../../../services/webhooks/webhooks.ts';
 import { managementActorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
