@@ -55,6 +55,8 @@ async function dropRunDatabases(serverUrl: string, prefix: string): Promise<void
 const failures: string[] = [];
 if (requested.length === 0) {
   if (!run('type check (tsc --noEmit)', 'npx', ['tsc', '--noEmit'])) failures.push('type check');
+  // No import cycles in src/ and no import from a lower layer to a higher one (docs/architecture.md).
+  if (!run('import cycles and layers (dependency-cruiser)', 'npx', ['depcruise', 'src', '--config', '.dependency-cruiser.cjs'])) failures.push('import rules');
   if (!run('OpenAPI document matches openapi.json', 'npx', ['tsx', 'scripts/write-openapi.ts', '--check'])) failures.push('openapi drift');
 }
 

@@ -1,4 +1,4 @@
-import type { DiscountInput } from '../../http/schemas/discounts.ts';
+import type { DiscountDefinition } from './definition.ts';
 import { orderTotals, type EmbeddedProduct, type EmbeddedSku, type OrderLine, type OrderTotals } from '../orders/order-math.ts';
 
 // Applying one discount to the running order (promotions reference 3.2–3.7). Pure: the engine resolves
@@ -186,7 +186,7 @@ function capAggregated(items: number[], targets: readonly DiscountTarget[], limi
  */
 export function applyValueDiscount(
   state: DiscountState,
-  discount: Pick<DiscountInput, 'type' | 'effect'>,
+  discount: Pick<DiscountDefinition, 'type' | 'effect'>,
   values: DiscountValues,
   targets: readonly DiscountTarget[],
   limits: TargetLimits = {},

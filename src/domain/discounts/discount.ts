@@ -1,10 +1,10 @@
-import type { DiscountInput, GiftInput, LoyaltyCardInput } from '../../http/schemas/discounts.ts';
+import type { DiscountDefinition, GiftDefinition, LoyaltyCardDefinition } from './definition.ts';
 
 // Type-dependent rules of discount, gift and loyalty-card definitions (promotions reference 3.1). A
 // definition that passes here can always be applied by the redemption engine; anything else is refused
 // when it is created, never discovered at redemption.
 
-const EFFECTS_BY_TYPE: Record<DiscountInput['type'], readonly string[]> = {
+const EFFECTS_BY_TYPE: Record<DiscountDefinition['type'], readonly string[]> = {
   AMOUNT: ['APPLY_TO_ORDER', 'APPLY_TO_ITEMS', 'APPLY_TO_ITEMS_PROPORTIONALLY', 'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY', 'APPLY_TO_ITEMS_BY_QUANTITY'],
   PERCENT: ['APPLY_TO_ORDER', 'APPLY_TO_ITEMS'],
   FIXED: ['APPLY_TO_ORDER', 'APPLY_TO_ITEMS'],
@@ -12,7 +12,7 @@ const EFFECTS_BY_TYPE: Record<DiscountInput['type'], readonly string[]> = {
 };
 
 // Members that only make sense for one type; sending them with another type is a mistake worth naming.
-const MEMBERS_BY_TYPE: Record<DiscountInput['type'], readonly (keyof DiscountInput)[]> = {
+const MEMBERS_BY_TYPE: Record<DiscountDefinition['type'], readonly (keyof DiscountDefinition)[]> = {
   AMOUNT: ['amount_off', 'amount_off_formula', 'aggregated_amount_limit', 'aggregated_amount_limit_formula'],
   PERCENT: ['percent_off', 'percent_off_formula', 'amount_limit', 'amount_limit_formula', 'aggregated_amount_limit', 'aggregated_amount_limit_formula'],
   FIXED: ['fixed_amount', 'fixed_amount_formula'],
@@ -34,7 +34,7 @@ export const FORMULA_MEMBERS = [
 export type FormulaCheck = (text: string) => string | null;
 
 /** Answers what is wrong with a discount definition (naming the member), or null. */
-export function discountProblem(discount: DiscountInput, checkFormula: FormulaCheck, path = 'discount'): string | null {
+export function discountProblem(discount: DiscountDefinition, checkFormula: FormulaCheck, path = 'discount'): string | null {
   const { type } = discount;
   for (const member of TYPED_MEMBERS) {
     if (discount[member] !== undefined && !MEMBERS_BY_TYPE[type].includes(member)) {
@@ -84,18 +84,18 @@ export function discountProblem(discount: DiscountInput, checkFormula: FormulaCh
 }
 
 /** The stored form: what was sent, with the output-only `is_dynamic` derived rather than trusted. */
-export function normalizeDiscount(discount: DiscountInput): DiscountInput {
+export function normalizeDiscount(discount: DiscountDefinition): DiscountDefinition {
   const { is_dynamic: _ignored, ...rest } = discount;
   const dynamic = FORMULA_MEMBERS.some((m) => rest[m] !== undefined) || (rest.units ?? []).some((u) => u.unit_off_formula !== undefined);
   return { ...rest, is_dynamic: dynamic };
 }
 
-export function giftProblem(gift: GiftInput, path = 'gift'): string | null {
+export function giftProblem(gift: GiftDefinition, path = 'gift'): string | null {
   if (gift.amount <= 0) return `${path}.amount must be greater than 0`;
   return null;
 }
 
-export function loyaltyCardProblem(card: LoyaltyCardInput, path = 'loyalty_card'): string | null {
+export function loyaltyCardProblem(card: LoyaltyCardDefinition, path = 'loyalty_card'): string | null {
   const rules = card.expiration_rules;
   if (!rules) return null;
   if (rules.period_type === 'MONTH') {

@@ -1,4 +1,4 @@
-import type { DiscountInput } from '../../http/schemas/discounts.ts';
+import type { DiscountDefinition } from '../discounts/definition.ts';
 import type { DiscountState, DiscountValues } from '../discounts/apply.ts';
 import { totalsOf } from '../discounts/apply.ts';
 import { evaluateWithMinorUnits } from '../formulas/money.ts';
@@ -85,7 +85,7 @@ export interface ResolvedValues {
   unitOff: number[];
 }
 
-export function discountValues(discount: DiscountInput, state: DiscountState, facts: FormulaFacts, ctx: FormulaContext): ResolvedValues {
+export function discountValues(discount: DiscountDefinition, state: DiscountState, facts: FormulaFacts, ctx: FormulaContext): ResolvedValues {
   const variables: FormulaVariables = {
     values: { ...orderVariables(state), ...facts.values },
     metadata: {

@@ -1,4 +1,4 @@
-import type { DiscountInput } from '../../http/schemas/discounts.ts';
+import type { DiscountDefinition } from '../discounts/definition.ts';
 import {
   applyOrderAmount,
   applySpreadOverItems,
@@ -61,7 +61,7 @@ export type LoyaltyReward =
   | { state: 'coin'; id: string; assignmentId: string; coin: CoinParameters; points: number | null; stockLeft: number | null };
 
 export type CandidatePayload =
-  | { type: 'discount'; discount: DiscountInput | null; units: ReadonlyMap<string, UnitFacts> }
+  | { type: 'discount'; discount: DiscountDefinition | null; units: ReadonlyMap<string, UnitFacts> }
   | { type: 'gift'; code: string; balance: number; lockedByOthers: number; effect: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS'; credits: number | null }
   | { type: 'loyalty'; code: string; balance: number; lockedByOthers: number; holderId: string | null; reward: LoyaltyReward };
 
@@ -313,7 +313,7 @@ function unitFactsOf(unitType: string, known: ReadonlyMap<string, UnitFacts>): U
 /** The discount of a voucher or tier applied to the running order. */
 function applyDiscount(
   c: Candidate,
-  discount: DiscountInput,
+  discount: DiscountDefinition,
   units: ReadonlyMap<string, UnitFacts>,
   state: DiscountState,
   ctx: EngineContext,

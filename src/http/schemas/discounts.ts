@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { DISCOUNT_EFFECTS, DISCOUNT_TYPES } from '../../domain/discounts/definition.ts';
 import { StoredInteger } from './common.ts';
 
 // Discount, gift and loyalty-card definitions (promotions reference 3.1, 2.3; loyalty reference 1.3).
@@ -14,8 +15,6 @@ const CatalogRef = Type.Object({
   name: Type.Optional(Type.String()),
 });
 
-export const UNIT_EFFECTS = ['ADD_MISSING_ITEMS', 'ADD_NEW_ITEMS', 'ADD_SAME_ITEMS'] as const;
-
 const UnitEntry = Type.Object({
   unit_type: Type.String({ minLength: 1, description: 'Product or SKU id the units are of' }),
   unit_off: Type.Optional(StoredInteger('bigint', { minimum: 0 })),
@@ -24,17 +23,6 @@ const UnitEntry = Type.Object({
   product: Type.Optional(CatalogRef),
   sku: Type.Optional(CatalogRef),
 });
-
-export const DISCOUNT_TYPES = ['AMOUNT', 'PERCENT', 'FIXED', 'UNIT'] as const;
-export const DISCOUNT_EFFECTS = [
-  'APPLY_TO_ORDER',
-  'APPLY_TO_ITEMS',
-  'APPLY_TO_ITEMS_PROPORTIONALLY',
-  'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY',
-  'APPLY_TO_ITEMS_BY_QUANTITY',
-  ...UNIT_EFFECTS,
-  'ADD_MANY_ITEMS',
-] as const;
 
 export const Discount = Type.Object(
   {
