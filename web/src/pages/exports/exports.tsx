@@ -1,11 +1,12 @@
-import { ActionIcon, Anchor, Badge, Button, Card, Group, Loader, MultiSelect, Progress, SegmentedControl, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Anchor, Badge, Button, Card, Group, Loader, MultiSelect, Progress, SegmentedControl, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { EXPORT_FILTER_CATALOGS, operatorsOf } from '../../../../src/domain/exports/filters.ts';
 import { EXPORT_OBJECTS, EXPORTED_OBJECTS, type ExportedObject } from '../../../../src/domain/exports/objects.ts';
 import { api, listOf, withQuery } from '../../api/client.ts';
-import { fieldOfError, messageOf } from '../../api/field-errors.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { FormCard, useFormSubmit } from '../../components/forms.tsx';
 import { Json } from '../../components/Json.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { Pager } from '../../components/Pager.tsx';
@@ -91,10 +92,7 @@ export function ExportsPage() {
   const [order, setOrder] = useState<string>(EXPORT_OBJECTS.voucher.defaultOrder);
   const [junction, setJunction] = useState('and');
   const [rows, setRows] = useState<FilterRow[]>([]);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const field = fieldOfError(error, FIELDS);
-  const errorFor = (name: keyof typeof FIELDS) => (field === name ? messageOf(error) : undefined);
+  const { busy, errorFor, formError, setError, submit } = useFormSubmit(FIELDS);
   const spec = EXPORT_OBJECTS[object];
   const filters = filtersOf(junction, rows);
 
@@ -107,145 +105,111 @@ export function ExportsPage() {
   };
   const updateRow = (index: number, patch: Partial<FilterRow>) => setRows(rows.map((r, i) => (i === index ? { ...r, ...patch } : r)));
 
-  const create = async (event: React.FormEvent) => {
-    event.preventDefault();
-    setError(null);
-    setBusy(true);
-    try {
-      const created = await api<ExportRecord>('POST', '/v1/exports', { exported_object: object, parameters: { fields, order, ...(filters ? { filters } : {}) } });
-      notifyDone(`Export ${created.id} scheduled`);
-      setPage(1);
-      await client.invalidateQueries({ queryKey: ['exports'] });
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const create = submit(async () => {
+    const created = await api<ExportRecord>('POST', '/v1/exports', { exported_object: object, parameters: { fields, order, ...(filters ? { filters } : {}) } });
+    notifyDone(`Export ${created.id} scheduled`);
+    setPage(1);
+    await client.invalidateQueries({ queryKey: ['exports'] });
+  });
 
   return (
     <Stack>
       <PageHeader title="Exports" description="CSV files of vouchers, redemptions, customers, publications, orders and loyalty records, made in the background." />
-      <Card withBorder component="form" onSubmit={(e: React.FormEvent) => void create(e)}>
-        <Stack>
-          <Title order={2} size="h5">
-            New export
-          </Title>
-          <Group align="flex-start" wrap="wrap">
-            <Select label="Export" value={object} allowDeselect={false} data={[...EXPORTED_OBJECTS]} onChange={(value) => choose((value ?? 'voucher') as ExportedObject)} error={errorFor('object')} w={220} />
-            <Select label="Order" value={order} allowDeselect={false} data={[...spec.orders]} onChange={(value) => setOrder(value ?? spec.defaultOrder)} error={errorFor('order')} w={220} />
-          </Group>
-          <MultiSelect label="Columns" description="In this order; empty: the default columns" searchable data={[...spec.allowedFields]} value={fields} onChange={setFields} error={errorFor('fields')} />
-          <Stack gap="xs">
-            <Group justify="space-between">
-              <Text size="sm" fw={500}>
-                Filters
-              </Text>
-              {rows.length > 1 && (
-                <SegmentedControl
-                  size="xs"
-                  aria-label="Join filters with"
-                  value={junction}
-                  onChange={setJunction}
-                  data={[
-                    { value: 'and', label: 'All (and)' },
-                    { value: 'or', label: 'Any (or)' },
-                  ]}
-                />
-              )}
-            </Group>
-            {rows.map((row, index) => (
-              <Group key={index} gap="xs" align="flex-start" wrap="wrap">
-                <Select
-                  aria-label={`Filter ${index + 1} field`}
-                  placeholder="field"
-                  searchable
-                  data={filterFields(object)}
-                  value={row.field || null}
-                  onChange={(value) => updateRow(index, { field: value ?? '', operator: operatorsFor(object, value ?? '')[0] ?? '' })}
-                  w={220}
-                />
-                <Select
-                  aria-label={`Filter ${index + 1} operator`}
-                  data={operatorsFor(object, row.field)}
-                  value={row.operator || null}
-                  onChange={(value) => updateRow(index, { operator: value ?? '' })}
-                  w={170}
-                />
-                {!NO_VALUE.has(row.operator) && (
-                  <TextInput aria-label={`Filter ${index + 1} value`} placeholder={MANY_VALUES.has(row.operator) ? 'a, b, c' : 'value'} value={row.value} onChange={(e) => updateRow(index, { value: e.currentTarget.value })} w={200} />
-                )}
-                <ActionIcon variant="subtle" color="red" aria-label={`Remove filter ${index + 1}`} onClick={() => setRows(rows.filter((_, i) => i !== index))} mt={4}>
-                  ✕
-                </ActionIcon>
-              </Group>
-            ))}
-            <Group>
-              <Button variant="light" size="xs" onClick={() => setRows([...rows, { field: '', operator: '', value: '' }])}>
-                Add filter
-              </Button>
-            </Group>
-            {filters && <Json value={filters} label="Filter preview" />}
-            {errorFor('filters') && (
-              <Text size="sm" c="red" role="alert">
-                {errorFor('filters')}
-              </Text>
+      <FormCard title="New export" onSubmit={create} error={formError} errorTitle="The export was not created" submit="Export" busy={busy}>
+        <Group align="flex-start" wrap="wrap">
+          <Select label="Export" value={object} allowDeselect={false} data={[...EXPORTED_OBJECTS]} onChange={(value) => choose((value ?? 'voucher') as ExportedObject)} error={errorFor('object')} w={220} />
+          <Select label="Order" value={order} allowDeselect={false} data={[...spec.orders]} onChange={(value) => setOrder(value ?? spec.defaultOrder)} error={errorFor('order')} w={220} />
+        </Group>
+        <MultiSelect label="Columns" description="In this order; empty: the default columns" searchable data={[...spec.allowedFields]} value={fields} onChange={setFields} error={errorFor('fields')} />
+        <Stack gap="xs">
+          <Group justify="space-between">
+            <Text size="sm" fw={500}>
+              Filters
+            </Text>
+            {rows.length > 1 && (
+              <SegmentedControl
+                size="xs"
+                aria-label="Join filters with"
+                value={junction}
+                onChange={setJunction}
+                data={[
+                  { value: 'and', label: 'All (and)' },
+                  { value: 'or', label: 'Any (or)' },
+                ]}
+              />
             )}
-          </Stack>
-          {error !== null && field === null && <ErrorAlert error={error} title="The export was not created" />}
+          </Group>
+          {rows.map((row, index) => (
+            <Group key={index} gap="xs" align="flex-start" wrap="wrap">
+              <Select
+                aria-label={`Filter ${index + 1} field`}
+                placeholder="field"
+                searchable
+                data={filterFields(object)}
+                value={row.field || null}
+                onChange={(value) => updateRow(index, { field: value ?? '', operator: operatorsFor(object, value ?? '')[0] ?? '' })}
+                w={220}
+              />
+              <Select
+                aria-label={`Filter ${index + 1} operator`}
+                data={operatorsFor(object, row.field)}
+                value={row.operator || null}
+                onChange={(value) => updateRow(index, { operator: value ?? '' })}
+                w={170}
+              />
+              {!NO_VALUE.has(row.operator) && (
+                <TextInput aria-label={`Filter ${index + 1} value`} placeholder={MANY_VALUES.has(row.operator) ? 'a, b, c' : 'value'} value={row.value} onChange={(e) => updateRow(index, { value: e.currentTarget.value })} w={200} />
+              )}
+              <ActionIcon variant="subtle" color="red" aria-label={`Remove filter ${index + 1}`} onClick={() => setRows(rows.filter((_, i) => i !== index))} mt={4}>
+                ✕
+              </ActionIcon>
+            </Group>
+          ))}
           <Group>
-            <Button type="submit" loading={busy}>
-              Export
+            <Button variant="light" size="xs" onClick={() => setRows([...rows, { field: '', operator: '', value: '' }])}>
+              Add filter
             </Button>
           </Group>
+          {filters && <Json value={filters} label="Filter preview" />}
+          {errorFor('filters') && (
+            <Text size="sm" c="red" role="alert">
+              {errorFor('filters')}
+            </Text>
+          )}
         </Stack>
-      </Card>
+      </FormCard>
       <Card withBorder>
         {exportsList.isPending && <Loader aria-label="Loading exports" />}
         <ErrorAlert error={exportsList.error} />
         {exportsList.data && (
           <>
-            <Table.ScrollContainer minWidth={640}>
-              <Table>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Export</Table.Th>
-                    <Table.Th>Of</Table.Th>
-                    <Table.Th>Status</Table.Th>
-                    <Table.Th>Rows</Table.Th>
-                    <Table.Th>Created</Table.Th>
-                    <Table.Th />
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {exportsList.data.items.map((record) => (
-                    <Table.Tr key={record.id} data-testid={`export-${record.id}`}>
-                      <Table.Td>
-                        <code>{record.id}</code>
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="sm">{record.exported_object}</Text>
-                        <Text size="xs" c="dimmed" maw={260} truncate="end" title={record.parameters.fields.join(', ')}>
-                          {record.parameters.fields.join(', ')}
-                        </Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <Status record={record} />
-                      </Table.Td>
-                      <Table.Td>{record.result?.row_count ?? '—'}</Table.Td>
-                      <Table.Td>{dateTime(record.created_at)}</Table.Td>
-                      <Table.Td>
-                        {record.status === 'DONE' && record.result?.url && (
-                          <Anchor href={record.result.url} download={`${record.exported_object}-${record.id}.csv`} aria-label={`Download ${record.id}`} size="sm">
-                            Download CSV
-                          </Anchor>
-                        )}
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable columns={['Export', 'Of', 'Status', 'Rows', 'Created', '']} minWidth={640}>
+              {exportsList.data.items.map((record) => (
+                <Table.Tr key={record.id} data-testid={`export-${record.id}`}>
+                  <Table.Td>
+                    <code>{record.id}</code>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{record.exported_object}</Text>
+                    <Text size="xs" c="dimmed" maw={260} truncate="end" title={record.parameters.fields.join(', ')}>
+                      {record.parameters.fields.join(', ')}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Status record={record} />
+                  </Table.Td>
+                  <Table.Td>{record.result?.row_count ?? '—'}</Table.Td>
+                  <Table.Td>{dateTime(record.created_at)}</Table.Td>
+                  <Table.Td>
+                    {record.status === 'DONE' && record.result?.url && (
+                      <Anchor href={record.result.url} download={`${record.exported_object}-${record.id}.csv`} aria-label={`Download ${record.id}`} size="sm">
+                        Download CSV
+                      </Anchor>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </DataTable>
             {exportsList.data.items.length === 0 && <Text c="dimmed">No exports yet.</Text>}
             <Pager page={page} limit={LIMIT} count={exportsList.data.items.length} total={exportsList.data.total} onPage={setPage} />
           </>

@@ -1,10 +1,10 @@
-import { ActionIcon, Badge, Button, Card, Group, NumberInput, SegmentedControl, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { ActionIcon, Badge, Button, Card, Group, NumberInput, SegmentedControl, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, listOf, withQuery } from '../../api/client.ts';
-import { fieldOfError, messageOf } from '../../api/field-errors.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { confirmThen, FormCard, useFormSubmit } from '../../components/forms.tsx';
 import { money } from '../../components/format.ts';
 import { notifyDone, notifyFailed } from '../../components/notify.ts';
 
@@ -37,33 +37,21 @@ export function EarningRulesTab({ campaignId }: { campaignId: string }) {
     queryFn: async () => listOf<EarningRule>(await api('GET', withQuery(`/v1/loyalties/${campaignId}/earning-rules`, { limit: 100 }))),
   });
   const [form, setForm] = useState({ name: '', event: 'order.paid', customEvent: '', kind: 'PROPORTIONAL', points: 1 as number | string, every: 1 as number | string });
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const field = fieldOfError(error, FIELDS);
-  const errorFor = (name: keyof typeof FIELDS) => (field === name ? messageOf(error) : undefined);
+  const { busy, errorFor, formError, submit } = useFormSubmit(FIELDS);
   const refresh = () => client.invalidateQueries({ queryKey: ['earning-rules', campaignId] });
 
-  const create = async (event: React.FormEvent) => {
-    event.preventDefault();
-    setError(null);
-    setBusy(true);
-    try {
-      const loyalty =
-        form.kind === 'FIXED'
-          ? { type: 'FIXED', points: Number(form.points) }
-          : { type: 'PROPORTIONAL', calculation_type: 'ORDER_AMOUNT', order: { amount: { every: Math.round(Number(form.every) * 100), points: Number(form.points) } } };
-      await api('POST', `/v1/loyalties/${campaignId}/earning-rules`, [
-        { event: form.event === 'custom' ? form.customEvent : form.event, source: { banner: form.name }, loyalty },
-      ]);
-      notifyDone('Earning rule created');
-      setForm({ ...form, name: '' });
-      await refresh();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const create = submit(async () => {
+    const loyalty =
+      form.kind === 'FIXED'
+        ? { type: 'FIXED', points: Number(form.points) }
+        : { type: 'PROPORTIONAL', calculation_type: 'ORDER_AMOUNT', order: { amount: { every: Math.round(Number(form.every) * 100), points: Number(form.points) } } };
+    await api('POST', `/v1/loyalties/${campaignId}/earning-rules`, [
+      { event: form.event === 'custom' ? form.customEvent : form.event, source: { banner: form.name }, loyalty },
+    ]);
+    notifyDone('Earning rule created');
+    setForm({ ...form, name: '' });
+    await refresh();
+  });
 
   const toggle = async (rule: EarningRule) => {
     try {
@@ -75,21 +63,16 @@ export function EarningRulesTab({ campaignId }: { campaignId: string }) {
   };
 
   const remove = (rule: EarningRule) =>
-    modals.openConfirmModal({
+    confirmThen({
       title: `Delete “${rule.source.banner ?? rule.id}”?`,
-      children: <Text size="sm">Members stop earning points by this rule. Points already earned stay.</Text>,
-      labels: { confirm: 'Delete', cancel: 'Cancel' },
-      confirmProps: { color: 'red' },
-      onConfirm: () =>
-        void (async () => {
-          try {
-            await api('DELETE', `/v1/loyalties/${campaignId}/earning-rules/${rule.id}`);
-            notifyDone('Earning rule deleted');
-            await refresh();
-          } catch (caught) {
-            notifyFailed('The rule was not deleted', caught);
-          }
-        })(),
+      body: 'Members stop earning points by this rule. Points already earned stay.',
+      confirm: 'Delete',
+      action: async () => {
+        await api('DELETE', `/v1/loyalties/${campaignId}/earning-rules/${rule.id}`);
+        await refresh();
+      },
+      done: 'Earning rule deleted',
+      failed: 'The rule was not deleted',
     });
 
   return (
@@ -98,91 +81,67 @@ export function EarningRulesTab({ campaignId }: { campaignId: string }) {
         <ErrorAlert error={rules.error} />
         {rules.data && rules.data.items.length === 0 && <Text c="dimmed">No earning rule yet: members earn no points.</Text>}
         {rules.data && rules.data.items.length > 0 && (
-          <Table.ScrollContainer minWidth={560}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Rule</Table.Th>
-                  <Table.Th>Event</Table.Th>
-                  <Table.Th>Points</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {rules.data.items.map((rule) => (
-                  <Table.Tr key={rule.id} data-testid={`earning-rule-${rule.id}`}>
-                    <Table.Td>{rule.source.banner ?? rule.id}</Table.Td>
-                    <Table.Td>
-                      <code>{rule.event}</code>
-                    </Table.Td>
-                    <Table.Td>{pointsText(rule)}</Table.Td>
-                    <Table.Td>
-                      <Badge variant="light" color={rule.active ? 'green' : 'gray'}>
-                        {rule.active ? 'active' : 'disabled'}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="nowrap" justify="flex-end">
-                        <Button size="compact-xs" variant="default" onClick={() => void toggle(rule)}>
-                          {rule.active ? 'Disable' : 'Enable'}
-                        </Button>
-                        <ActionIcon variant="subtle" color="red" aria-label={`Delete ${rule.source.banner ?? rule.id}`} onClick={() => remove(rule)}>
-                          ✕
-                        </ActionIcon>
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <DataTable columns={['Rule', 'Event', 'Points', 'Status', '']} minWidth={560}>
+            {rules.data.items.map((rule) => (
+              <Table.Tr key={rule.id} data-testid={`earning-rule-${rule.id}`}>
+                <Table.Td>{rule.source.banner ?? rule.id}</Table.Td>
+                <Table.Td>
+                  <code>{rule.event}</code>
+                </Table.Td>
+                <Table.Td>{pointsText(rule)}</Table.Td>
+                <Table.Td>
+                  <Badge variant="light" color={rule.active ? 'green' : 'gray'}>
+                    {rule.active ? 'active' : 'disabled'}
+                  </Badge>
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={4} wrap="nowrap" justify="flex-end">
+                    <Button size="compact-xs" variant="default" onClick={() => void toggle(rule)}>
+                      {rule.active ? 'Disable' : 'Enable'}
+                    </Button>
+                    <ActionIcon variant="subtle" color="red" aria-label={`Delete ${rule.source.banner ?? rule.id}`} onClick={() => remove(rule)}>
+                      ✕
+                    </ActionIcon>
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </DataTable>
         )}
       </Card>
-      <Card withBorder component="form" onSubmit={(e: React.FormEvent) => void create(e)}>
-        <Stack>
-          <Title order={2} size="h5">
-            New earning rule
-          </Title>
-          <Group align="flex-start" wrap="wrap">
-            <TextInput label="Rule name" required value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} error={errorFor('name')} w={240} />
-            <Select
-              label="When"
-              value={form.event}
-              allowDeselect={false}
-              onChange={(value) => setForm({ ...form, event: value ?? 'order.paid' })}
-              data={[
-                { value: 'order.paid', label: 'An order is paid' },
-                { value: 'custom', label: 'A custom event' },
-              ]}
-              error={form.event === 'custom' ? undefined : errorFor('event')}
-              w={200}
-            />
-            {form.event === 'custom' && <TextInput label="Custom event name" value={form.customEvent} onChange={(e) => setForm({ ...form, customEvent: e.currentTarget.value })} error={errorFor('event')} w={200} />}
-          </Group>
-          <Group align="flex-end" wrap="wrap">
-            <SegmentedControl
-              aria-label="Points given"
-              value={form.kind}
-              onChange={(kind) => setForm({ ...form, kind })}
-              data={[
-                { value: 'PROPORTIONAL', label: 'Per amount spent' },
-                { value: 'FIXED', label: 'Fixed' },
-              ]}
-            />
-            <NumberInput label="Points" value={form.points} onChange={(points) => setForm({ ...form, points })} min={0} error={errorFor('points')} w={120} />
-            {form.kind === 'PROPORTIONAL' && (
-              <NumberInput label="For every (order amount)" value={form.every} onChange={(every) => setForm({ ...form, every })} min={0.01} decimalScale={2} w={200} />
-            )}
-          </Group>
-          {error !== null && field === null && <ErrorAlert error={error} title="The rule was not created" />}
-          <Group>
-            <Button type="submit" loading={busy}>
-              Add earning rule
-            </Button>
-          </Group>
-        </Stack>
-      </Card>
+      <FormCard title="New earning rule" onSubmit={create} error={formError} errorTitle="The rule was not created" submit="Add earning rule" busy={busy}>
+        <Group align="flex-start" wrap="wrap">
+          <TextInput label="Rule name" required value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} error={errorFor('name')} w={240} />
+          <Select
+            label="When"
+            value={form.event}
+            allowDeselect={false}
+            onChange={(value) => setForm({ ...form, event: value ?? 'order.paid' })}
+            data={[
+              { value: 'order.paid', label: 'An order is paid' },
+              { value: 'custom', label: 'A custom event' },
+            ]}
+            error={form.event === 'custom' ? undefined : errorFor('event')}
+            w={200}
+          />
+          {form.event === 'custom' && <TextInput label="Custom event name" value={form.customEvent} onChange={(e) => setForm({ ...form, customEvent: e.currentTarget.value })} error={errorFor('event')} w={200} />}
+        </Group>
+        <Group align="flex-end" wrap="wrap">
+          <SegmentedControl
+            aria-label="Points given"
+            value={form.kind}
+            onChange={(kind) => setForm({ ...form, kind })}
+            data={[
+              { value: 'PROPORTIONAL', label: 'Per amount spent' },
+              { value: 'FIXED', label: 'Fixed' },
+            ]}
+          />
+          <NumberInput label="Points" value={form.points} onChange={(points) => setForm({ ...form, points })} min={0} error={errorFor('points')} w={120} />
+          {form.kind === 'PROPORTIONAL' && (
+            <NumberInput label="For every (order amount)" value={form.every} onChange={(every) => setForm({ ...form, every })} min={0.01} decimalScale={2} w={200} />
+          )}
+        </Group>
+      </FormCard>
     </Stack>
   );
 }

@@ -3,7 +3,9 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { useFormSubmit } from '../../components/forms.tsx';
 import { Pager } from '../../components/Pager.tsx';
 import { dateTime } from '../../components/format.ts';
 import { notifyDone } from '../../components/notify.ts';
@@ -28,28 +30,18 @@ export function MembersTab({ campaignId }: { campaignId: string }) {
   const [customer, setCustomer] = useState('');
   const [filter, setFilter] = useState('');
   const [adding, setAdding] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, submit } = useFormSubmit({});
   const members = useQuery({
     queryKey: ['loyalty-members', campaignId, page, filter],
     queryFn: async () => listOf<Member>(await api('GET', withQuery(`/v1/loyalties/${campaignId}/members`, { limit: LIMIT, page, customer: filter }))),
   });
 
-  const add = async (event: React.FormEvent) => {
-    event.preventDefault();
-    setError(null);
-    setBusy(true);
-    try {
-      const card = await api<Member>('POST', `/v1/loyalties/${campaignId}/members`, { customer: adding.startsWith('cust_') ? { id: adding } : { source_id: adding } });
-      notifyDone(`${adding} joined with card ${card.code}`);
-      setAdding('');
-      await client.invalidateQueries({ queryKey: ['loyalty-members', campaignId] });
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const add = submit(async () => {
+    const card = await api<Member>('POST', `/v1/loyalties/${campaignId}/members`, { customer: adding.startsWith('cust_') ? { id: adding } : { source_id: adding } });
+    notifyDone(`${adding} joined with card ${card.code}`);
+    setAdding('');
+    await client.invalidateQueries({ queryKey: ['loyalty-members', campaignId] });
+  });
 
   return (
     <Stack>
@@ -81,34 +73,21 @@ export function MembersTab({ campaignId }: { campaignId: string }) {
         <ErrorAlert error={members.error} />
         {members.data && (
           <>
-            <Table.ScrollContainer minWidth={560}>
-              <Table>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Card</Table.Th>
-                    <Table.Th>Member</Table.Th>
-                    <Table.Th>Balance</Table.Th>
-                    <Table.Th>Earned</Table.Th>
-                    <Table.Th>Joined</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {members.data.items.map((m) => (
-                    <Table.Tr key={m.id} data-testid={`member-${m.code}`}>
-                      <Table.Td>
-                        <Anchor component={Link} to={`/vouchers/${encodeURIComponent(m.code)}`}>
-                          <code>{m.code}</code>
-                        </Anchor>
-                      </Table.Td>
-                      <Table.Td>{m.holder_id ? <Anchor component={Link} to={`/customers/${m.holder_id}`}>{m.holder_id}</Anchor> : '—'}</Table.Td>
-                      <Table.Td data-testid="member-balance">{m.loyalty_card?.balance ?? 0}</Table.Td>
-                      <Table.Td>{m.loyalty_card?.points ?? 0}</Table.Td>
-                      <Table.Td>{dateTime(m.created_at)}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable columns={['Card', 'Member', 'Balance', 'Earned', 'Joined']} minWidth={560}>
+              {members.data.items.map((m) => (
+                <Table.Tr key={m.id} data-testid={`member-${m.code}`}>
+                  <Table.Td>
+                    <Anchor component={Link} to={`/vouchers/${encodeURIComponent(m.code)}`}>
+                      <code>{m.code}</code>
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>{m.holder_id ? <Anchor component={Link} to={`/customers/${m.holder_id}`}>{m.holder_id}</Anchor> : '—'}</Table.Td>
+                  <Table.Td data-testid="member-balance">{m.loyalty_card?.balance ?? 0}</Table.Td>
+                  <Table.Td>{m.loyalty_card?.points ?? 0}</Table.Td>
+                  <Table.Td>{dateTime(m.created_at)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </DataTable>
             {members.data.items.length === 0 && <Text c="dimmed">{filter ? 'No card held by this customer.' : 'No members yet.'}</Text>}
             <Pager page={page} limit={LIMIT} count={members.data.items.length} total={members.data.total} onPage={setPage} />
           </>

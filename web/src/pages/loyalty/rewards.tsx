@@ -1,13 +1,13 @@
-import { Button, Card, Group, NumberInput, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { Button, Card, Group, NumberInput, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, listOf, withQuery } from '../../api/client.ts';
-import { fieldOfError, messageOf } from '../../api/field-errors.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { confirmThen, FormCard, useFormSubmit } from '../../components/forms.tsx';
 import { Pager } from '../../components/Pager.tsx';
 import { money } from '../../components/format.ts';
-import { notifyDone, notifyFailed } from '../../components/notify.ts';
+import { notifyDone } from '../../components/notify.ts';
 import type { Campaign } from '../campaigns/list.tsx';
 
 // What points buy in a program: its reward assignments (GET /v1/loyalties/{id}/rewards) with each reward's
@@ -72,10 +72,7 @@ export function RewardsTab({ campaignId }: { campaignId: string }) {
     queryFn: async () => listOf<Campaign>(await api('GET', withQuery('/v1/campaigns', { limit: 100, order: '-created_at' }))).items.filter((c) => ['DISCOUNT_COUPONS', 'GIFT_VOUCHERS', 'LOYALTY_PROGRAM'].includes(c.campaign_type)),
   });
   const [form, setForm] = useState({ name: '', type: 'CAMPAIGN', campaign: null as string | null, balance: 10 as number | string, product: '', ratio: 0.1 as number | string, points: 100 as number | string, stock: '' as number | string });
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const field = fieldOfError(error, FIELDS);
-  const errorFor = (name: keyof typeof FIELDS) => (field === name ? messageOf(error) : undefined);
+  const { busy, errorFor, formError, submit } = useFormSubmit(FIELDS);
   const source = campaigns.data?.find((c) => c.id === form.campaign);
   const names = new Map((campaigns.data ?? []).map((c) => [c.id, c.name]));
   const refresh = () => client.invalidateQueries({ predicate: (q) => ['reward-assignments', 'reward'].includes(String(q.queryKey[0])) });
@@ -87,50 +84,38 @@ export function RewardsTab({ campaignId }: { campaignId: string }) {
     return { campaign: { id: form.campaign ?? '', ...(balance !== undefined ? { balance } : {}) } };
   };
 
-  const create = async (event: React.FormEvent) => {
-    event.preventDefault();
-    setError(null);
-    setBusy(true);
+  const create = submit(async () => {
+    const reward = await api<Reward>('POST', '/v1/rewards', { name: form.name, type: form.type, parameters: parameters(), ...(form.stock !== '' ? { stock: Number(form.stock) } : {}) });
     try {
-      const reward = await api<Reward>('POST', '/v1/rewards', { name: form.name, type: form.type, parameters: parameters(), ...(form.stock !== '' ? { stock: Number(form.stock) } : {}) });
-      try {
-        await api('POST', `/v1/loyalties/${campaignId}/rewards`, [{ reward: reward.id, ...(form.type === 'COIN' ? {} : { parameters: { loyalty: { points: Number(form.points) } } }) }]);
-      } catch (caught) {
-        // An unassigned reward would sit in the project unseen here: take it back, then show why.
-        await api('DELETE', `/v1/rewards/${reward.id}`).catch(() => undefined);
-        throw caught;
-      }
-      notifyDone(`Reward “${reward.name}” added`);
-      setForm({ ...form, name: '' });
-      await refresh();
+      await api('POST', `/v1/loyalties/${campaignId}/rewards`, [{ reward: reward.id, ...(form.type === 'COIN' ? {} : { parameters: { loyalty: { points: Number(form.points) } } }) }]);
     } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
+      // An unassigned reward would sit in the project unseen here: take it back, then show why.
+      await api('DELETE', `/v1/rewards/${reward.id}`).catch(() => undefined);
+      throw caught;
     }
-  };
+    notifyDone(`Reward “${reward.name}” added`);
+    setForm({ ...form, name: '' });
+    await refresh();
+  });
 
   const changeStock = (reward: Reward) => {
     let stock = reward.stock === null ? '' : String(reward.stock);
-    modals.openConfirmModal({
+    confirmThen({
       title: `Stock of ${reward.name}`,
-      children: (
+      body: (
         <Stack gap="xs">
           <Text size="sm">{reward.redeemed ?? 0} redeemed so far. Empty means unlimited.</Text>
           <TextInput label="Units left" defaultValue={stock} data-autofocus onChange={(e) => (stock = e.currentTarget.value)} />
         </Stack>
       ),
-      labels: { confirm: 'Save stock', cancel: 'Cancel' },
-      onConfirm: () =>
-        void (async () => {
-          try {
-            await api('PUT', `/v1/rewards/${reward.id}`, { stock: stock.trim() === '' ? null : Number(stock) });
-            notifyDone(`Stock of ${reward.name} saved`);
-            await refresh();
-          } catch (caught) {
-            notifyFailed('The stock was not changed', caught);
-          }
-        })(),
+      confirm: 'Save stock',
+      danger: false,
+      action: async () => {
+        await api('PUT', `/v1/rewards/${reward.id}`, { stock: stock.trim() === '' ? null : Number(stock) });
+        await refresh();
+      },
+      done: `Stock of ${reward.name} saved`,
+      failed: 'The stock was not changed',
     });
   };
 
@@ -141,88 +126,64 @@ export function RewardsTab({ campaignId }: { campaignId: string }) {
         {assignments.data && assignments.data.items.length === 0 && <Text c="dimmed">No reward yet: points buy nothing.</Text>}
         {assignments.data && assignments.data.items.length > 0 && (
           <>
-            <Table.ScrollContainer minWidth={640}>
-              <Table>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Reward</Table.Th>
-                    <Table.Th>Gives</Table.Th>
-                    <Table.Th>Price</Table.Th>
-                    <Table.Th>Stock</Table.Th>
-                    <Table.Th />
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {assignments.data.items.map((a) => (
-                    <AssignmentRow key={a.id} assignment={a} names={names} onStock={changeStock} />
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable columns={['Reward', 'Gives', 'Price', 'Stock', '']} minWidth={640}>
+              {assignments.data.items.map((a) => (
+                <AssignmentRow key={a.id} assignment={a} names={names} onStock={changeStock} />
+              ))}
+            </DataTable>
             <Pager page={page} limit={LIMIT} count={assignments.data.items.length} total={assignments.data.total} onPage={setPage} />
           </>
         )}
       </Card>
-      <Card withBorder component="form" onSubmit={(e: React.FormEvent) => void create(e)}>
-        <Stack>
-          <Title order={2} size="h5">
-            New reward
-          </Title>
-          <Group align="flex-start" wrap="wrap">
-            <TextInput label="Reward name" required value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} error={errorFor('name')} w={240} />
-            <Select
-              label="Gives"
-              value={form.type}
-              allowDeselect={false}
-              onChange={(type) => setForm({ ...form, type: type ?? 'CAMPAIGN' })}
-              data={[
-                { value: 'CAMPAIGN', label: 'A coupon, gift credits or points' },
-                { value: 'MATERIAL', label: 'A product' },
-                { value: 'COIN', label: 'Pay with points' },
-              ]}
-              w={260}
-            />
-          </Group>
-          <Group align="flex-start" wrap="wrap">
-            {form.type === 'CAMPAIGN' && (
-              <>
-                <Select
-                  label="From campaign"
-                  placeholder={campaigns.data?.length === 0 ? 'No coupon, gift or loyalty campaign yet' : 'Choose'}
-                  value={form.campaign}
-                  onChange={(campaign) => setForm({ ...form, campaign })}
-                  data={(campaigns.data ?? []).filter((c) => c.id !== campaignId).map((c) => ({ value: c.id, label: `${c.name} (${c.campaign_type})` }))}
-                  error={errorFor('campaign')}
-                  searchable
-                  w={300}
+      <FormCard title="New reward" onSubmit={create} error={formError} errorTitle="The reward was not added" submit="Add reward" busy={busy}>
+        <Group align="flex-start" wrap="wrap">
+          <TextInput label="Reward name" required value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} error={errorFor('name')} w={240} />
+          <Select
+            label="Gives"
+            value={form.type}
+            allowDeselect={false}
+            onChange={(type) => setForm({ ...form, type: type ?? 'CAMPAIGN' })}
+            data={[
+              { value: 'CAMPAIGN', label: 'A coupon, gift credits or points' },
+              { value: 'MATERIAL', label: 'A product' },
+              { value: 'COIN', label: 'Pay with points' },
+            ]}
+            w={260}
+          />
+        </Group>
+        <Group align="flex-start" wrap="wrap">
+          {form.type === 'CAMPAIGN' && (
+            <>
+              <Select
+                label="From campaign"
+                placeholder={campaigns.data?.length === 0 ? 'No coupon, gift or loyalty campaign yet' : 'Choose'}
+                value={form.campaign}
+                onChange={(campaign) => setForm({ ...form, campaign })}
+                data={(campaigns.data ?? []).filter((c) => c.id !== campaignId).map((c) => ({ value: c.id, label: `${c.name} (${c.campaign_type})` }))}
+                error={errorFor('campaign')}
+                searchable
+                w={300}
+              />
+              {source && source.campaign_type !== 'DISCOUNT_COUPONS' && (
+                <NumberInput
+                  label={source.campaign_type === 'GIFT_VOUCHERS' ? 'Gift credits' : 'Points added'}
+                  value={form.balance}
+                  onChange={(balance) => setForm({ ...form, balance })}
+                  min={0}
+                  decimalScale={source.campaign_type === 'GIFT_VOUCHERS' ? 2 : 0}
+                  w={160}
                 />
-                {source && source.campaign_type !== 'DISCOUNT_COUPONS' && (
-                  <NumberInput
-                    label={source.campaign_type === 'GIFT_VOUCHERS' ? 'Gift credits' : 'Points added'}
-                    value={form.balance}
-                    onChange={(balance) => setForm({ ...form, balance })}
-                    min={0}
-                    decimalScale={source.campaign_type === 'GIFT_VOUCHERS' ? 2 : 0}
-                    w={160}
-                  />
-                )}
-              </>
-            )}
-            {form.type === 'MATERIAL' && <TextInput label="Product (id or source_id)" value={form.product} onChange={(e) => setForm({ ...form, product: e.currentTarget.value })} error={errorFor('product')} w={260} />}
-            {form.type === 'COIN' && (
-              <NumberInput label="Value of one point" description="Off the order, in major units" value={form.ratio} onChange={(ratio) => setForm({ ...form, ratio })} min={0} decimalScale={4} error={errorFor('coin')} w={200} />
-            )}
-            {form.type !== 'COIN' && <NumberInput label="Price in points" value={form.points} onChange={(points) => setForm({ ...form, points })} min={1} w={160} />}
-            <NumberInput label="Stock" description="Empty: unlimited" value={form.stock} onChange={(stock) => setForm({ ...form, stock })} min={0} error={errorFor('stock')} w={160} />
-          </Group>
-          {error !== null && field === null && <ErrorAlert error={error} title="The reward was not added" />}
-          <Group>
-            <Button type="submit" loading={busy}>
-              Add reward
-            </Button>
-          </Group>
-        </Stack>
-      </Card>
+              )}
+            </>
+          )}
+          {form.type === 'MATERIAL' && <TextInput label="Product (id or source_id)" value={form.product} onChange={(e) => setForm({ ...form, product: e.currentTarget.value })} error={errorFor('product')} w={260} />}
+          {form.type === 'COIN' && (
+            <NumberInput label="Value of one point" description="Off the order, in major units" value={form.ratio} onChange={(ratio) => setForm({ ...form, ratio })} min={0} decimalScale={4} error={errorFor('coin')} w={200} />
+          )}
+          {form.type !== 'COIN' && <NumberInput label="Price in points" value={form.points} onChange={(points) => setForm({ ...form, points })} min={1} w={160} />}
+          <NumberInput label="Stock" description="Empty: unlimited" value={form.stock} onChange={(stock) => setForm({ ...form, stock })} min={0} error={errorFor('stock')} w={160} />
+        </Group>
+      </FormCard>
     </Stack>
   );
 }

@@ -1,9 +1,10 @@
-import { Button, Card, Group, NumberInput, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Card, Group, NumberInput, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, listOf, withQuery } from '../../api/client.ts';
-import { fieldOfError, messageOf } from '../../api/field-errors.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { FormCard, useFormSubmit } from '../../components/forms.tsx';
 import { notifyDone } from '../../components/notify.ts';
 
 // A program's tiers (GET /v1/loyalties/{id}/tiers): the points range of each, and a form that adds one
@@ -24,28 +25,16 @@ export function TiersTab({ campaignId }: { campaignId: string }) {
     queryFn: async () => listOf<Tier>(await api('GET', withQuery(`/v1/loyalties/${campaignId}/tiers`, { limit: 100 }))),
   });
   const [form, setForm] = useState({ name: '', from: '' as number | string, to: '' as number | string });
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const field = fieldOfError(error, FIELDS);
-  const errorFor = (name: keyof typeof FIELDS) => (field === name ? messageOf(error) : undefined);
+  const { busy, errorFor, formError, submit } = useFormSubmit(FIELDS);
 
-  const create = async (event: React.FormEvent) => {
-    event.preventDefault();
-    setError(null);
-    setBusy(true);
-    try {
-      await api('POST', `/v1/loyalties/${campaignId}/tiers`, [
-        { name: form.name, points: { ...(form.from !== '' ? { from: Number(form.from) } : {}), ...(form.to !== '' ? { to: Number(form.to) } : {}) } },
-      ]);
-      notifyDone(`Tier “${form.name}” added`);
-      setForm({ name: '', from: '', to: '' });
-      await client.invalidateQueries({ queryKey: ['loyalty-tiers', campaignId] });
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const create = submit(async () => {
+    await api('POST', `/v1/loyalties/${campaignId}/tiers`, [
+      { name: form.name, points: { ...(form.from !== '' ? { from: Number(form.from) } : {}), ...(form.to !== '' ? { to: Number(form.to) } : {}) } },
+    ]);
+    notifyDone(`Tier “${form.name}” added`);
+    setForm({ name: '', from: '', to: '' });
+    await client.invalidateQueries({ queryKey: ['loyalty-tiers', campaignId] });
+  });
 
   return (
     <Stack>
@@ -53,48 +42,26 @@ export function TiersTab({ campaignId }: { campaignId: string }) {
         <ErrorAlert error={tiers.error} />
         {tiers.data && tiers.data.items.length === 0 && <Text c="dimmed">No tiers: every member is treated alike.</Text>}
         {tiers.data && tiers.data.items.length > 0 && (
-          <Table.ScrollContainer minWidth={420}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Tier</Table.Th>
-                  <Table.Th>Points from</Table.Th>
-                  <Table.Th>Points to</Table.Th>
+          <DataTable columns={['Tier', 'Points from', 'Points to']} minWidth={420}>
+            {[...tiers.data.items]
+              .sort((a, b) => (a.points.from ?? 0) - (b.points.from ?? 0))
+              .map((tier) => (
+                <Table.Tr key={tier.id} data-testid={`loyalty-tier-${tier.id}`}>
+                  <Table.Td>{tier.name}</Table.Td>
+                  <Table.Td>{tier.points.from ?? 0}</Table.Td>
+                  <Table.Td>{tier.points.to ?? 'and more'}</Table.Td>
                 </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {[...tiers.data.items]
-                  .sort((a, b) => (a.points.from ?? 0) - (b.points.from ?? 0))
-                  .map((tier) => (
-                    <Table.Tr key={tier.id} data-testid={`loyalty-tier-${tier.id}`}>
-                      <Table.Td>{tier.name}</Table.Td>
-                      <Table.Td>{tier.points.from ?? 0}</Table.Td>
-                      <Table.Td>{tier.points.to ?? 'and more'}</Table.Td>
-                    </Table.Tr>
-                  ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+              ))}
+          </DataTable>
         )}
       </Card>
-      <Card withBorder component="form" onSubmit={(e: React.FormEvent) => void create(e)}>
-        <Stack>
-          <Title order={2} size="h5">
-            New tier
-          </Title>
-          <Group align="flex-start" wrap="wrap">
-            <TextInput label="Tier name" required value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} error={errorFor('name')} w={220} />
-            <NumberInput label="Points from" value={form.from} onChange={(from) => setForm({ ...form, from })} min={0} error={errorFor('from')} w={140} />
-            <NumberInput label="Points to" description="Empty: no upper bound" value={form.to} onChange={(to) => setForm({ ...form, to })} min={0} error={errorFor('to')} w={160} />
-          </Group>
-          {error !== null && field === null && <ErrorAlert error={error} title="The tier was not added" />}
-          <Group>
-            <Button type="submit" loading={busy}>
-              Add tier
-            </Button>
-          </Group>
-        </Stack>
-      </Card>
+      <FormCard title="New tier" onSubmit={create} error={formError} errorTitle="The tier was not added" submit="Add tier" busy={busy}>
+        <Group align="flex-start" wrap="wrap">
+          <TextInput label="Tier name" required value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} error={errorFor('name')} w={220} />
+          <NumberInput label="Points from" value={form.from} onChange={(from) => setForm({ ...form, from })} min={0} error={errorFor('from')} w={140} />
+          <NumberInput label="Points to" description="Empty: no upper bound" value={form.to} onChange={(to) => setForm({ ...form, to })} min={0} error={errorFor('to')} w={160} />
+        </Group>
+      </FormCard>
     </Stack>
   );
 }

@@ -5,7 +5,9 @@ import { useState } from 'react';
 import { api } from '../../api/client.ts';
 import { fieldOfError, messageOf } from '../../api/field-errors.ts';
 import { useCan, useSession } from '../../app/session.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { confirmThen } from '../../components/forms.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { notifyDone, notifyFailed } from '../../components/notify.ts';
 
@@ -120,22 +122,17 @@ function ApiKeys({ projectId }: { projectId: string }) {
   const client = useQueryClient();
   const keys = useQuery({ queryKey: ['api-keys', projectId], queryFn: () => api<{ data: ApiKey[] }>('GET', `/management/v1/projects/${projectId}/api-keys`) });
   const rotate = (key: ApiKey) =>
-    modals.openConfirmModal({
+    confirmThen({
       title: `Rotate the ${key.kind}-side key ${key.app_id}?`,
-      children: (
-        <Text size="sm">
-          Requests signed with this key, and OAuth tokens issued to it, are refused from now on. A new key replaces it; its secret is shown once.
-        </Text>
-      ),
-      labels: { confirm: 'Rotate', cancel: 'Keep the key' },
-      confirmProps: { color: 'red' },
-      onConfirm: () =>
-        void api<ApiKey & { app_token: string; replaces: string }>('POST', `/management/v1/projects/${projectId}/api-keys/${key.id}/rotate`)
-          .then((rotated) => {
-            modals.open({ title: `New ${rotated.kind}-side key`, closeOnClickOutside: false, children: <NewSecret rotated={rotated} /> });
-            return client.invalidateQueries({ queryKey: ['api-keys', projectId] });
-          })
-          .catch((e: unknown) => notifyFailed('Key not rotated', e)),
+      body: 'Requests signed with this key, and OAuth tokens issued to it, are refused from now on. A new key replaces it; its secret is shown once.',
+      confirm: 'Rotate',
+      cancel: 'Keep the key',
+      action: async () => {
+        const rotated = await api<ApiKey & { app_token: string; replaces: string }>('POST', `/management/v1/projects/${projectId}/api-keys/${key.id}/rotate`);
+        modals.open({ title: `New ${rotated.kind}-side key`, closeOnClickOutside: false, children: <NewSecret rotated={rotated} /> });
+        await client.invalidateQueries({ queryKey: ['api-keys', projectId] });
+      },
+      failed: 'Key not rotated',
     });
   return (
     <Card withBorder>
@@ -144,30 +141,25 @@ function ApiKeys({ projectId }: { projectId: string }) {
       <ErrorAlert error={keys.error} />
       {keys.isPending && <Loader aria-label="Loading API keys" />}
       {keys.data && (
-        <Table.ScrollContainer minWidth={520}>
-          <Table>
-            <Table.Thead><Table.Tr><Table.Th>Key</Table.Th><Table.Th>Kind</Table.Th><Table.Th>Created</Table.Th><Table.Th /></Table.Tr></Table.Thead>
-            <Table.Tbody>
-              {keys.data.data.map((k) => (
-                <Table.Tr key={k.id} data-testid={`api-key-${k.kind}`}>
-                  <Table.Td>
-                    <Code data-testid="app-id">{k.app_id}</Code>
-                    <Text size="xs" c="dimmed">{k.name}</Text>
-                  </Table.Td>
-                  <Table.Td><Text size="sm">{k.kind === 'server' ? 'Server side' : 'Client side'}</Text></Table.Td>
-                  <Table.Td><Text size="sm">{new Date(k.created_at).toLocaleString()}</Text></Table.Td>
-                  <Table.Td>
-                    {k.fixed_by_environment ? (
-                      <Text size="xs" c="dimmed">Set by the server's environment; change it there</Text>
-                    ) : (
-                      <Button size="compact-xs" variant="light" color="red" aria-label={`Rotate ${k.kind}-side key`} onClick={() => rotate(k)}>Rotate</Button>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable columns={['Key', 'Kind', 'Created', '']} minWidth={520}>
+          {keys.data.data.map((k) => (
+            <Table.Tr key={k.id} data-testid={`api-key-${k.kind}`}>
+              <Table.Td>
+                <Code data-testid="app-id">{k.app_id}</Code>
+                <Text size="xs" c="dimmed">{k.name}</Text>
+              </Table.Td>
+              <Table.Td><Text size="sm">{k.kind === 'server' ? 'Server side' : 'Client side'}</Text></Table.Td>
+              <Table.Td><Text size="sm">{new Date(k.created_at).toLocaleString()}</Text></Table.Td>
+              <Table.Td>
+                {k.fixed_by_environment ? (
+                  <Text size="xs" c="dimmed">Set by the server's environment; change it there</Text>
+                ) : (
+                  <Button size="compact-xs" variant="light" color="red" aria-label={`Rotate ${k.kind}-side key`} onClick={() => rotate(k)}>Rotate</Button>
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
       )}
     </Card>
   );
@@ -214,15 +206,17 @@ function Team({ projectId, me, canManage }: { projectId: string; me: string; can
     }
   };
   const remove = (user: User) =>
-    modals.openConfirmModal({
+    confirmThen({
       title: `Remove ${user.email} from this project?`,
-      children: <Text size="sm">Their console sessions in this project end at once.</Text>,
-      labels: { confirm: 'Remove', cancel: 'Keep' },
-      confirmProps: { color: 'red' },
-      onConfirm: () =>
-        void api('DELETE', `/management/v1/projects/${projectId}/users/${user.id}`)
-          .then(() => { notifyDone(`${user.email} removed`); return refresh(); })
-          .catch((e: unknown) => notifyFailed('Not removed', e)),
+      body: 'Their console sessions in this project end at once.',
+      confirm: 'Remove',
+      cancel: 'Keep',
+      action: async () => {
+        await api('DELETE', `/management/v1/projects/${projectId}/users/${user.id}`);
+        await refresh();
+      },
+      done: `${user.email} removed`,
+      failed: 'Not removed',
     });
 
   return (
@@ -230,36 +224,31 @@ function Team({ projectId, me, canManage }: { projectId: string; me: string; can
       <Title order={2} size="h4" mb="sm">Users and roles</Title>
       <ErrorAlert error={users.error} />
       {users.data && (
-        <Table.ScrollContainer minWidth={560}>
-          <Table>
-            <Table.Thead><Table.Tr><Table.Th>User</Table.Th><Table.Th>Role</Table.Th><Table.Th /></Table.Tr></Table.Thead>
-            <Table.Tbody>
-              {users.data.data.map((u) => (
-                <Table.Tr key={u.id}>
-                  <Table.Td>
-                    <Text size="sm">{u.email}{u.is_owner ? ' (owner)' : ''}{u.id === me ? ' (you)' : ''}</Text>
-                    <Text size="xs" c="dimmed">{[u.first_name, u.last_name].filter(Boolean).join(' ')}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    {canManage ? (
-                      <Select aria-label={`Role of ${u.email}`} data={ROLES} value={u.projects[projectId] ?? null} onChange={(role) => void changeRole(u, role)} allowDeselect={false} w={130} size="xs" />
-                    ) : (
-                      <Text size="sm" data-testid={`role-of-${u.email}`}>{u.projects[projectId]}</Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    {canManage && (
-                      <Group gap="xs" justify="flex-end" wrap="nowrap">
-                        <Button size="compact-xs" variant="subtle" onClick={() => void issueLink(u.id, u.email)}>Invitation link</Button>
-                        <Button size="compact-xs" variant="subtle" color="red" onClick={() => remove(u)}>Remove</Button>
-                      </Group>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable columns={['User', 'Role', '']} minWidth={560}>
+          {users.data.data.map((u) => (
+            <Table.Tr key={u.id}>
+              <Table.Td>
+                <Text size="sm">{u.email}{u.is_owner ? ' (owner)' : ''}{u.id === me ? ' (you)' : ''}</Text>
+                <Text size="xs" c="dimmed">{[u.first_name, u.last_name].filter(Boolean).join(' ')}</Text>
+              </Table.Td>
+              <Table.Td>
+                {canManage ? (
+                  <Select aria-label={`Role of ${u.email}`} data={ROLES} value={u.projects[projectId] ?? null} onChange={(role) => void changeRole(u, role)} allowDeselect={false} w={130} size="xs" />
+                ) : (
+                  <Text size="sm" data-testid={`role-of-${u.email}`}>{u.projects[projectId]}</Text>
+                )}
+              </Table.Td>
+              <Table.Td>
+                {canManage && (
+                  <Group gap="xs" justify="flex-end" wrap="nowrap">
+                    <Button size="compact-xs" variant="subtle" onClick={() => void issueLink(u.id, u.email)}>Invitation link</Button>
+                    <Button size="compact-xs" variant="subtle" color="red" onClick={() => remove(u)}>Remove</Button>
+                  </Group>
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
       )}
       {link && (
         <Stack gap={4} my="sm" data-testid="invitation-link">

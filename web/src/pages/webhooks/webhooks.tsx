@@ -4,9 +4,10 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { SPEC_EVENT_KINDS } from '../../../../src/domain/webhooks/event-kinds.ts';
 import { api, withQuery } from '../../api/client.ts';
-import { fieldOfError, messageOf } from '../../api/field-errors.ts';
 import { useCan, useSession } from '../../app/session.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { confirmThen, FormCard, useFormSubmit } from '../../components/forms.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { dateTime } from '../../components/format.ts';
 import { notifyDone, notifyFailed } from '../../components/notify.ts';
@@ -74,34 +75,24 @@ function DeliveryLog({ base, webhook, canChange }: { base: string; webhook: Webh
       title: `Delivery ${delivery.id}`,
       size: 'lg',
       children: (
-        <Table>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>#</Table.Th>
-              <Table.Th>At</Table.Th>
-              <Table.Th>Answer</Table.Th>
-              <Table.Th>Time</Table.Th>
+        <DataTable columns={['#', 'At', 'Answer', 'Time']} minWidth={420}>
+          {delivery.attempt_log.map((a) => (
+            // Numbered over the delivery's life (as its `attempts` counts them); a re-send starts a new series.
+            <Table.Tr key={a.attempt} data-testid={`attempt-${a.attempt}`}>
+              <Table.Td>
+                {a.attempt}
+                {a.series_attempt === 1 && a.attempt > 1 && (
+                  <Badge ml={6} size="xs" variant="light" color="grape">
+                    re-sent
+                  </Badge>
+                )}
+              </Table.Td>
+              <Table.Td>{dateTime(a.at)}</Table.Td>
+              <Table.Td>{a.response_status !== null ? `HTTP ${a.response_status}` : a.error ?? 'no answer'}</Table.Td>
+              <Table.Td>{a.duration_ms} ms</Table.Td>
             </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {delivery.attempt_log.map((a) => (
-              // Numbered over the delivery's life (as its `attempts` counts them); a re-send starts a new series.
-              <Table.Tr key={a.attempt} data-testid={`attempt-${a.attempt}`}>
-                <Table.Td>
-                  {a.attempt}
-                  {a.series_attempt === 1 && a.attempt > 1 && (
-                    <Badge ml={6} size="xs" variant="light" color="grape">
-                      re-sent
-                    </Badge>
-                  )}
-                </Table.Td>
-                <Table.Td>{dateTime(a.at)}</Table.Td>
-                <Table.Td>{a.response_status !== null ? `HTTP ${a.response_status}` : a.error ?? 'no answer'}</Table.Td>
-                <Table.Td>{a.duration_ms} ms</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+          ))}
+        </DataTable>
       ),
     });
 
@@ -134,56 +125,42 @@ function DeliveryLog({ base, webhook, canChange }: { base: string; webhook: Webh
       <ErrorAlert error={deliveries.error} />
       {deliveries.data && (
         <>
-          <Table.ScrollContainer minWidth={640}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Event</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th>Attempts</Table.Th>
-                  <Table.Th>Last answer</Table.Th>
-                  <Table.Th>Created</Table.Th>
-                  <Table.Th />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {deliveries.data.data.map((d) => (
-                  <Table.Tr key={d.id} data-testid={`delivery-${d.id}`}>
-                    <Table.Td>
-                      <code>{d.type}</code>
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge color={STATUS_COLOR[d.status]} variant="light" data-testid="delivery-status">
-                        {d.status}
-                      </Badge>
-                      {d.status === 'PENDING' && d.next_attempt_at && (
-                        <Text size="xs" c="dimmed">
-                          next try {dateTime(d.next_attempt_at)}
-                        </Text>
-                      )}
-                    </Table.Td>
-                    <Table.Td>{d.attempts}</Table.Td>
-                    <Table.Td>
-                      {d.last_response_status !== null ? `HTTP ${d.last_response_status}` : d.last_error ?? '—'}
-                    </Table.Td>
-                    <Table.Td>{dateTime(d.created_at)}</Table.Td>
-                    <Table.Td>
-                      <Group gap={4} justify="flex-end" wrap="nowrap">
-                        <Button size="compact-xs" variant="default" onClick={() => details(d)} aria-label={`Attempts of ${d.id}`}>
-                          Attempts
-                        </Button>
-                        {canChange && (d.status === 'FAILED' || d.status === 'SUCCEEDED') && (
-                          <Button size="compact-xs" variant="light" onClick={() => void resend(d)} aria-label={`Re-send ${d.id}`}>
-                            Re-send
-                          </Button>
-                        )}
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <DataTable columns={['Event', 'Status', 'Attempts', 'Last answer', 'Created', '']} minWidth={640}>
+            {deliveries.data.data.map((d) => (
+              <Table.Tr key={d.id} data-testid={`delivery-${d.id}`}>
+                <Table.Td>
+                  <code>{d.type}</code>
+                </Table.Td>
+                <Table.Td>
+                  <Badge color={STATUS_COLOR[d.status]} variant="light" data-testid="delivery-status">
+                    {d.status}
+                  </Badge>
+                  {d.status === 'PENDING' && d.next_attempt_at && (
+                    <Text size="xs" c="dimmed">
+                      next try {dateTime(d.next_attempt_at)}
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td>{d.attempts}</Table.Td>
+                <Table.Td>
+                  {d.last_response_status !== null ? `HTTP ${d.last_response_status}` : d.last_error ?? '—'}
+                </Table.Td>
+                <Table.Td>{dateTime(d.created_at)}</Table.Td>
+                <Table.Td>
+                  <Group gap={4} justify="flex-end" wrap="nowrap">
+                    <Button size="compact-xs" variant="default" onClick={() => details(d)} aria-label={`Attempts of ${d.id}`}>
+                      Attempts
+                    </Button>
+                    {canChange && (d.status === 'FAILED' || d.status === 'SUCCEEDED') && (
+                      <Button size="compact-xs" variant="light" onClick={() => void resend(d)} aria-label={`Re-send ${d.id}`}>
+                        Re-send
+                      </Button>
+                    )}
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </DataTable>
           {deliveries.data.data.length === 0 && <Text c="dimmed">No deliveries{status ? ` with status ${status}` : ''} yet.</Text>}
           <Group justify="flex-end" gap="xs" mt="sm">
             <Button variant="default" size="xs" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
@@ -213,29 +190,17 @@ export function WebhooksPage() {
   const hooks = useQuery({ queryKey: ['webhooks', base], queryFn: () => api<{ data: Webhook[] }>('GET', base) });
   const [selected, setSelected] = useState<string | null>(null);
   const [form, setForm] = useState<{ url: string; events: string[] }>({ url: '', events: [] });
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const field = fieldOfError(error, FIELDS);
-  const errorFor = (name: keyof typeof FIELDS) => (field === name ? messageOf(error) : undefined);
+  const { busy, errorFor, formError, submit } = useFormSubmit(FIELDS);
   const refresh = () => client.invalidateQueries({ queryKey: ['webhooks', base] });
   const shown = hooks.data?.data.find((h) => h.id === selected) ?? hooks.data?.data[0];
 
-  const create = async (event: React.FormEvent) => {
-    event.preventDefault();
-    setError(null);
-    setBusy(true);
-    try {
-      const created = await api<Webhook>('POST', base, { target_url: form.url, events: form.events });
-      notifyDone('Webhook created');
-      setForm({ url: '', events: [] });
-      setSelected(created.id);
-      await refresh();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const create = submit(async () => {
+    const created = await api<Webhook>('POST', base, { target_url: form.url, events: form.events });
+    notifyDone('Webhook created');
+    setForm({ url: '', events: [] });
+    setSelected(created.id);
+    await refresh();
+  });
 
   const setActive = async (hook: Webhook, active: boolean) => {
     try {
@@ -247,21 +212,16 @@ export function WebhooksPage() {
   };
 
   const remove = (hook: Webhook) =>
-    modals.openConfirmModal({
+    confirmThen({
       title: 'Delete this webhook?',
-      children: <Text size="sm">{hook.target_url} gets no more deliveries; deliveries still pending are cancelled.</Text>,
-      labels: { confirm: 'Delete', cancel: 'Cancel' },
-      confirmProps: { color: 'red' },
-      onConfirm: () =>
-        void (async () => {
-          try {
-            await api('DELETE', `${base}/${hook.id}`);
-            notifyDone('Webhook deleted');
-            await refresh();
-          } catch (caught) {
-            notifyFailed('The webhook was not deleted', caught);
-          }
-        })(),
+      body: `${hook.target_url} gets no more deliveries; deliveries still pending are cancelled.`,
+      confirm: 'Delete',
+      action: async () => {
+        await api('DELETE', `${base}/${hook.id}`);
+        await refresh();
+      },
+      done: 'Webhook deleted',
+      failed: 'The webhook was not deleted',
     });
 
   return (
@@ -272,61 +232,38 @@ export function WebhooksPage() {
         <ErrorAlert error={hooks.error} />
         {hooks.data && hooks.data.data.length === 0 && <Text c="dimmed">No webhook yet.</Text>}
         {hooks.data && hooks.data.data.length > 0 && (
-          <Table.ScrollContainer minWidth={560}>
-            <Table highlightOnHover>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Target</Table.Th>
-                  <Table.Th>Events</Table.Th>
-                  <Table.Th>On</Table.Th>
-                  <Table.Th />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {hooks.data.data.map((hook) => (
-                  <Table.Tr key={hook.id} data-testid={`webhook-${hook.id}`} bg={hook.id === shown?.id ? 'var(--mantine-color-blue-light)' : undefined}>
-                    <Table.Td>
-                      <Button variant="subtle" size="compact-sm" onClick={() => setSelected(hook.id)} aria-label={`Deliveries of ${hook.target_url}`} styles={{ label: { whiteSpace: 'normal', textAlign: 'left' } }}>
-                        {hook.target_url}
-                      </Button>
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="xs">{hook.events.join(', ')}</Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <Switch checked={hook.active} disabled={!canChange} onChange={(e) => void setActive(hook, e.currentTarget.checked)} aria-label={`Webhook ${hook.target_url} on`} />
-                    </Table.Td>
-                    <Table.Td>
-                      {canChange && (
-                        <ActionIcon variant="subtle" color="red" aria-label={`Delete webhook ${hook.target_url}`} onClick={() => remove(hook)}>
-                          ✕
-                        </ActionIcon>
-                      )}
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <DataTable columns={['Target', 'Events', 'On', '']} minWidth={560} highlightOnHover>
+            {hooks.data.data.map((hook) => (
+              <Table.Tr key={hook.id} data-testid={`webhook-${hook.id}`} bg={hook.id === shown?.id ? 'var(--mantine-color-blue-light)' : undefined}>
+                <Table.Td>
+                  <Button variant="subtle" size="compact-sm" onClick={() => setSelected(hook.id)} aria-label={`Deliveries of ${hook.target_url}`} styles={{ label: { whiteSpace: 'normal', textAlign: 'left' } }}>
+                    {hook.target_url}
+                  </Button>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="xs">{hook.events.join(', ')}</Text>
+                </Table.Td>
+                <Table.Td>
+                  <Switch checked={hook.active} disabled={!canChange} onChange={(e) => void setActive(hook, e.currentTarget.checked)} aria-label={`Webhook ${hook.target_url} on`} />
+                </Table.Td>
+                <Table.Td>
+                  {canChange && (
+                    <ActionIcon variant="subtle" color="red" aria-label={`Delete webhook ${hook.target_url}`} onClick={() => remove(hook)}>
+                      ✕
+                    </ActionIcon>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </DataTable>
         )}
       </Card>
       {shown && <DeliveryLog key={shown.id} base={base} webhook={shown} canChange={canChange} />}
       {canChange && (
-        <Card withBorder component="form" onSubmit={(e: React.FormEvent) => void create(e)}>
-          <Stack>
-            <Title order={2} size="h5">
-              New webhook
-            </Title>
-            <TextInput label="Target URL" placeholder="https://shop.example.com/punchcard-events" required value={form.url} onChange={(e) => setForm({ ...form, url: e.currentTarget.value })} error={errorFor('url')} />
-            <MultiSelect label="Events" placeholder="Pick one or more" searchable data={[...SPEC_EVENT_KINDS]} value={form.events} onChange={(events) => setForm({ ...form, events })} error={errorFor('events')} />
-            {error !== null && field === null && <ErrorAlert error={error} title="The webhook was not created" />}
-            <Group>
-              <Button type="submit" loading={busy}>
-                Create webhook
-              </Button>
-            </Group>
-          </Stack>
-        </Card>
+        <FormCard title="New webhook" onSubmit={create} error={formError} errorTitle="The webhook was not created" submit="Create webhook" busy={busy}>
+          <TextInput label="Target URL" placeholder="https://shop.example.com/punchcard-events" required value={form.url} onChange={(e) => setForm({ ...form, url: e.currentTarget.value })} error={errorFor('url')} />
+          <MultiSelect label="Events" placeholder="Pick one or more" searchable data={[...SPEC_EVENT_KINDS]} value={form.events} onChange={(events) => setForm({ ...form, events })} error={errorFor('events')} />
+        </FormCard>
       )}
     </Stack>
   );
