@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
 import { messageOf } from '../../api/field-errors.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { Pager } from '../../components/Pager.tsx';
@@ -241,36 +242,23 @@ export function CampaignDetailPage() {
         <ErrorAlert error={vouchers.error} />
         {vouchers.data && (
           <>
-            <Table.ScrollContainer minWidth={520}>
-              <Table>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Code</Table.Th>
-                    <Table.Th>Status</Table.Th>
-                    <Table.Th>Redeemed</Table.Th>
-                    <Table.Th>Holder</Table.Th>
-                    <Table.Th />
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {vouchers.data.items.map((v) => (
-                    <Table.Tr key={v.id}>
-                      <Table.Td>
-                        <code>{v.code}</code>
-                      </Table.Td>
-                      <Table.Td>{v.active ? 'active' : 'disabled'}</Table.Td>
-                      <Table.Td>{v.redemption?.redeemed_quantity ?? 0}</Table.Td>
-                      <Table.Td>{v.holder_id ?? '—'}</Table.Td>
-                      <Table.Td>
-                        <Button size="compact-xs" variant="light" onClick={() => publish(v)} aria-label={`Publish ${v.code}`}>
-                          Publish
-                        </Button>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable columns={['Code', 'Status', 'Redeemed', 'Holder', '']} minWidth={520}>
+              {vouchers.data.items.map((v) => (
+                <Table.Tr key={v.id}>
+                  <Table.Td>
+                    <code>{v.code}</code>
+                  </Table.Td>
+                  <Table.Td>{v.active ? 'active' : 'disabled'}</Table.Td>
+                  <Table.Td>{v.redemption?.redeemed_quantity ?? 0}</Table.Td>
+                  <Table.Td>{v.holder_id ?? '—'}</Table.Td>
+                  <Table.Td>
+                    <Button size="compact-xs" variant="light" onClick={() => publish(v)} aria-label={`Publish ${v.code}`}>
+                      Publish
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </DataTable>
             <Pager page={page} limit={LIMIT} count={vouchers.data.items.length} total={vouchers.data.total} onPage={setPage} />
           </>
         )}
@@ -288,49 +276,36 @@ function TiersCard({ tiers }: { tiers: PromotionTier[] }) {
       <Title order={2} size="h5" mb="xs">
         Tiers
       </Title>
-      <Table.ScrollContainer minWidth={520}>
-        <Table>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>#</Table.Th>
-              <Table.Th>Tier</Table.Th>
-              <Table.Th>Discount</Table.Th>
-              <Table.Th>Rule</Table.Th>
-              <Table.Th>Status</Table.Th>
+      <DataTable columns={['#', 'Tier', 'Discount', 'Rule', 'Status']} minWidth={520}>
+        {[...tiers]
+          .sort((a, b) => a.hierarchy - b.hierarchy)
+          .map((tier) => (
+            <Table.Tr key={tier.id} data-testid={`tier-row-${tier.id}`}>
+              <Table.Td>{tier.hierarchy}</Table.Td>
+              <Table.Td>
+                <Text size="sm" fw={500}>
+                  {tier.name}
+                </Text>
+                {tier.banner && (
+                  <Text size="xs" c="dimmed">
+                    {tier.banner}
+                  </Text>
+                )}
+              </Table.Td>
+              <Table.Td>{discountOfText(tier.action?.discount)}</Table.Td>
+              <Table.Td>
+                {(tier.validation_rule_assignments?.data ?? []).length === 0 ? (
+                  <Text size="sm" c="dimmed">
+                    every order
+                  </Text>
+                ) : (
+                  (tier.validation_rule_assignments?.data ?? []).map((a) => <RuleSummary key={a.rule_id} ruleId={a.rule_id} />)
+                )}
+              </Table.Td>
+              <Table.Td>{tier.active ? 'active' : 'disabled'}</Table.Td>
             </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {[...tiers]
-              .sort((a, b) => a.hierarchy - b.hierarchy)
-              .map((tier) => (
-                <Table.Tr key={tier.id} data-testid={`tier-row-${tier.id}`}>
-                  <Table.Td>{tier.hierarchy}</Table.Td>
-                  <Table.Td>
-                    <Text size="sm" fw={500}>
-                      {tier.name}
-                    </Text>
-                    {tier.banner && (
-                      <Text size="xs" c="dimmed">
-                        {tier.banner}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>{discountOfText(tier.action?.discount)}</Table.Td>
-                  <Table.Td>
-                    {(tier.validation_rule_assignments?.data ?? []).length === 0 ? (
-                      <Text size="sm" c="dimmed">
-                        every order
-                      </Text>
-                    ) : (
-                      (tier.validation_rule_assignments?.data ?? []).map((a) => <RuleSummary key={a.rule_id} ruleId={a.rule_id} />)
-                    )}
-                  </Table.Td>
-                  <Table.Td>{tier.active ? 'active' : 'disabled'}</Table.Td>
-                </Table.Tr>
-              ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+          ))}
+      </DataTable>
     </Card>
   );
 }

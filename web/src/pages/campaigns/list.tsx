@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { Pager } from '../../components/Pager.tsx';
@@ -106,36 +107,23 @@ export function CampaignsPage() {
         <ErrorAlert error={list.error} />
         {list.data && (
           <>
-            <Table.ScrollContainer minWidth={600}>
-              <Table highlightOnHover>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Name</Table.Th>
-                    <Table.Th>Type</Table.Th>
-                    <Table.Th>Status</Table.Th>
-                    <Table.Th>Codes</Table.Th>
-                    <Table.Th>Created</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {shown.map((c) => (
-                    <Table.Tr key={c.id}>
-                      <Table.Td>
-                        <Link to={`/campaigns/${c.id}`}>{c.name}</Link>
-                      </Table.Td>
-                      <Table.Td>{c.campaign_type}</Table.Td>
-                      <Table.Td>
-                        <Badge color={c.active ? 'green' : 'gray'} variant="light">
-                          {c.active ? 'active' : 'disabled'}
-                        </Badge>
-                      </Table.Td>
-                      <Table.Td>{c.vouchers_count}</Table.Td>
-                      <Table.Td>{dateTime(c.created_at)}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable columns={['Name', 'Type', 'Status', 'Codes', 'Created']} minWidth={600} highlightOnHover>
+              {shown.map((c) => (
+                <Table.Tr key={c.id}>
+                  <Table.Td>
+                    <Link to={`/campaigns/${c.id}`}>{c.name}</Link>
+                  </Table.Td>
+                  <Table.Td>{c.campaign_type}</Table.Td>
+                  <Table.Td>
+                    <Badge color={c.active ? 'green' : 'gray'} variant="light">
+                      {c.active ? 'active' : 'disabled'}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>{c.vouchers_count}</Table.Td>
+                  <Table.Td>{dateTime(c.created_at)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </DataTable>
             {shown.length === 0 && <Text c="dimmed">No campaigns here.</Text>}
             <Pager page={page} limit={LIMIT} count={list.data.items.length} total={list.data.total} onPage={setPage} />
           </>

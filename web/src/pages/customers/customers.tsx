@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
 import { fieldOfError, messageOf } from '../../api/field-errors.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Json } from '../../components/Json.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
@@ -63,23 +64,16 @@ export function CustomersPage() {
         <ErrorAlert error={list.error} />
         {list.data && (
           <>
-            <Table.ScrollContainer minWidth={560}>
-              <Table highlightOnHover>
-                <Table.Thead>
-                  <Table.Tr><Table.Th>Name</Table.Th><Table.Th>Source id</Table.Th><Table.Th>E-mail</Table.Th><Table.Th>Created</Table.Th></Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {list.data.items.map((c) => (
-                    <Table.Tr key={c.id}>
-                      <Table.Td><Link to={`/customers/${c.id}`}>{c.name ?? c.id}</Link></Table.Td>
-                      <Table.Td>{c.source_id ?? '—'}</Table.Td>
-                      <Table.Td>{c.email ?? '—'}</Table.Td>
-                      <Table.Td>{dateTime(c.created_at)}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable columns={['Name', 'Source id', 'E-mail', 'Created']} minWidth={560} highlightOnHover>
+              {list.data.items.map((c) => (
+                <Table.Tr key={c.id}>
+                  <Table.Td><Link to={`/customers/${c.id}`}>{c.name ?? c.id}</Link></Table.Td>
+                  <Table.Td>{c.source_id ?? '—'}</Table.Td>
+                  <Table.Td>{c.email ?? '—'}</Table.Td>
+                  <Table.Td>{dateTime(c.created_at)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </DataTable>
             {list.data.items.length === 0 && <Text c="dimmed">No customers match.</Text>}
             <Pager page={page} limit={LIMIT} count={list.data.items.length} total={list.data.total} onPage={(p) => set({ page: String(p) })} />
           </>

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { Pager } from '../../components/Pager.tsx';
@@ -35,34 +36,22 @@ export function LoyaltyProgramsPage() {
         <ErrorAlert error={list.error} />
         {list.data && (
           <>
-            <Table.ScrollContainer minWidth={520}>
-              <Table highlightOnHover>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Program</Table.Th>
-                    <Table.Th>Status</Table.Th>
-                    <Table.Th>Cards</Table.Th>
-                    <Table.Th>Created</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {list.data.items.map((c) => (
-                    <Table.Tr key={c.id}>
-                      <Table.Td>
-                        <Link to={`/loyalty/${c.id}`}>{c.name}</Link>
-                      </Table.Td>
-                      <Table.Td>
-                        <Badge color={c.active ? 'green' : 'gray'} variant="light">
-                          {c.active ? 'active' : 'disabled'}
-                        </Badge>
-                      </Table.Td>
-                      <Table.Td>{c.vouchers_count}</Table.Td>
-                      <Table.Td>{dateTime(c.created_at)}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable columns={['Program', 'Status', 'Cards', 'Created']} minWidth={520} highlightOnHover>
+              {list.data.items.map((c) => (
+                <Table.Tr key={c.id}>
+                  <Table.Td>
+                    <Link to={`/loyalty/${c.id}`}>{c.name}</Link>
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge color={c.active ? 'green' : 'gray'} variant="light">
+                      {c.active ? 'active' : 'disabled'}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>{c.vouchers_count}</Table.Td>
+                  <Table.Td>{dateTime(c.created_at)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </DataTable>
             {list.data.items.length === 0 && <Text c="dimmed">No loyalty program yet.</Text>}
             <Pager page={page} limit={LIMIT} count={list.data.items.length} total={list.data.total} onPage={setPage} />
           </>

@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Json } from '../../components/Json.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
@@ -195,40 +196,27 @@ export function RedemptionsPage() {
         <ErrorAlert error={list.error} />
         {list.data && (
           <>
-            <Table.ScrollContainer minWidth={640}>
-              <Table highlightOnHover>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Date</Table.Th>
-                    <Table.Th>Code</Table.Th>
-                    <Table.Th>Customer</Table.Th>
-                    <Table.Th>Order</Table.Th>
-                    <Table.Th>Status</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {list.data.items.map((r) => (
-                    <Table.Tr key={r.id} data-testid={`redemption-row-${r.id}`}>
-                      <Table.Td>
-                        <Button variant="subtle" size="compact-sm" onClick={() => set({ open: r.id })} aria-label={`Open redemption ${r.id}`}>
-                          {dateTime(r.date)}
-                        </Button>
-                      </Table.Td>
-                      <Table.Td>
-                        <code>{r.voucher?.code ?? r.promotion_tier?.name ?? '—'}</code>
-                      </Table.Td>
-                      <Table.Td>{r.customer?.source_id ?? r.customer_id ?? '—'}</Table.Td>
-                      <Table.Td>{r.order ? money(r.order.amount) : '—'}</Table.Td>
-                      <Table.Td>
-                        <Badge color={statusColor(r)} variant="light">
-                          {r.object === 'redemption_rollback' ? 'rollback' : r.result === 'FAILURE' ? (r.failure_code ?? 'failed') : r.status}
-                        </Badge>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable columns={['Date', 'Code', 'Customer', 'Order', 'Status']} minWidth={640} highlightOnHover>
+              {list.data.items.map((r) => (
+                <Table.Tr key={r.id} data-testid={`redemption-row-${r.id}`}>
+                  <Table.Td>
+                    <Button variant="subtle" size="compact-sm" onClick={() => set({ open: r.id })} aria-label={`Open redemption ${r.id}`}>
+                      {dateTime(r.date)}
+                    </Button>
+                  </Table.Td>
+                  <Table.Td>
+                    <code>{r.voucher?.code ?? r.promotion_tier?.name ?? '—'}</code>
+                  </Table.Td>
+                  <Table.Td>{r.customer?.source_id ?? r.customer_id ?? '—'}</Table.Td>
+                  <Table.Td>{r.order ? money(r.order.amount) : '—'}</Table.Td>
+                  <Table.Td>
+                    <Badge color={statusColor(r)} variant="light">
+                      {r.object === 'redemption_rollback' ? 'rollback' : r.result === 'FAILURE' ? (r.failure_code ?? 'failed') : r.status}
+                    </Badge>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </DataTable>
             {list.data.items.length === 0 && <Text c="dimmed">No redemptions match.</Text>}
             <Pager page={page} limit={LIMIT} count={list.data.items.length} total={list.data.total} onPage={(p) => set({ page: String(p) })} />
           </>

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
 import { fieldOfError, messageOf } from '../../api/field-errors.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { Pager } from '../../components/Pager.tsx';
@@ -81,30 +82,17 @@ export function VouchersPage() {
         <ErrorAlert error={list.error} />
         {list.data && (
           <>
-            <Table.ScrollContainer minWidth={620}>
-              <Table highlightOnHover>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Code</Table.Th>
-                    <Table.Th>Type</Table.Th>
-                    <Table.Th>Value</Table.Th>
-                    <Table.Th>Campaign</Table.Th>
-                    <Table.Th>Status</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {list.data.items.map((v) => (
-                    <Table.Tr key={v.id}>
-                      <Table.Td><Link to={`/vouchers/${encodeURIComponent(v.code)}`}><code>{v.code}</code></Link></Table.Td>
-                      <Table.Td>{v.type}</Table.Td>
-                      <Table.Td>{valueOf(v)}</Table.Td>
-                      <Table.Td>{v.campaign ?? '—'}</Table.Td>
-                      <Table.Td><Badge variant="light" color={v.active ? 'green' : 'gray'}>{v.active ? 'active' : 'disabled'}</Badge></Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable columns={['Code', 'Type', 'Value', 'Campaign', 'Status']} minWidth={620} highlightOnHover>
+              {list.data.items.map((v) => (
+                <Table.Tr key={v.id}>
+                  <Table.Td><Link to={`/vouchers/${encodeURIComponent(v.code)}`}><code>{v.code}</code></Link></Table.Td>
+                  <Table.Td>{v.type}</Table.Td>
+                  <Table.Td>{valueOf(v)}</Table.Td>
+                  <Table.Td>{v.campaign ?? '—'}</Table.Td>
+                  <Table.Td><Badge variant="light" color={v.active ? 'green' : 'gray'}>{v.active ? 'active' : 'disabled'}</Badge></Table.Td>
+                </Table.Tr>
+              ))}
+            </DataTable>
             {list.data.items.length === 0 && <Text c="dimmed">No vouchers match.</Text>}
             <Pager page={page} limit={LIMIT} count={list.data.items.length} total={list.data.total} onPage={(p) => set({ page: String(p) })} />
           </>
