@@ -70,8 +70,9 @@ describe('customer cockpit', () => {
     assert.equal(card.balance, 350);
     assert.equal(card.pending_points, 0);
     assert.deepEqual(card.tier && { name: card.tier.name }, { name: 'Silver' });
+    assert.equal(card.tier_points, 350, 'the tiers count the balance (the default policy)');
     assert.deepEqual(card.next_tier, { name: 'Gold', from: 500, points_needed: 150 });
-    const byName = new Map(card.rewards.map((r: Json) => [r.name, r]));
+    const byName = new Map<string, Json>(card.rewards.map((r: Json) => [r.name, r]));
     assert.deepEqual(
       [byName.get('Free flat white')?.affordable, byName.get('Free flat white')?.points, byName.get('Bag of beans')?.affordable],
       [true, 200, false],

@@ -1,6 +1,6 @@
 import { errors } from '../../domain/errors.ts';
-import type { CustomerConsentsInput } from '../../http/schemas/consents.ts';
-import type { CustomerRedeemableOut } from '../../http/schemas/customer-redeemables.ts';
+import type { CustomerConsentsInput } from '../../api/consents.ts';
+import type { CustomerRedeemableOut } from '../../api/customer-redeemables.ts';
 import { findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts';
 import { findLiveCustomerById } from '../../store/customers.ts';
 import { findProject } from '../../store/projects.ts';
@@ -11,7 +11,8 @@ import type { Actor, Deps } from '../context.ts';
 import { listCustomerRedeemables } from '../customers/redeemables.ts';
 import { cardTransactions } from '../loyalty/history.ts';
 import { listMemberRewards, redeemReward } from '../loyalty/reward-redemption.ts';
-import { listMemberTiers, listTiers } from '../loyalty/tiers.ts';
+import { projectDay } from '../loyalty/cards.ts';
+import { listMemberTiers, listTiers, metricOf } from '../loyalty/tiers.ts';
 import type { CockpitHolder } from './links.ts';
 
 // What the customer cockpit shows and does, for the one customer its link opens. Every read and change
@@ -123,8 +124,14 @@ async function loyaltyCardOf(deps: Deps, actor: Actor, item: CustomerRedeemableO
     cardTransactions(deps, actor, null, voucher.code, { limit: 20 }),
   ]);
   const tier = held.data[0] ?? null;
-  // The next tier up: the lowest one that starts above the points the card has now.
-  const next = (tiers?.data ?? []).filter((t) => t.points.from > balance && (!tier || t.points.from > tier.points.from)).sort((a, b) => a.points.from - b.points.from)[0];
+  // The points the program's tier policy counts (the balance, or the points collected this period), and
+  // the next tier up: the lowest one above both those points and the tier held.
+  const row = await findLiveVoucher(deps.db, actor.projectId, voucher.code);
+  const program = item.campaign_id ? await findLiveCampaignById(deps.db, actor.projectId, item.campaign_id) : undefined;
+  const metric = row && program ? await metricOf(deps.db, actor, row, program, await projectDay(deps.db, deps, actor.projectId)) : balance;
+  const next = (tiers?.data ?? [])
+    .filter((t) => t.points.from > metric && (!tier || t.points.from > tier.points.from))
+    .sort((a, b) => a.points.from - b.points.from)[0];
   return {
     ...pick(voucher, campaign),
     balance,
@@ -133,7 +140,8 @@ async function loyaltyCardOf(deps: Deps, actor: Actor, item: CustomerRedeemableO
     next_expiration:
       typeof card.next_expiration_date === 'string' ? { date: card.next_expiration_date, points: num('next_expiration_points') } : null,
     tier: tier ? { name: tier.name, from: tier.points.from, to: tier.points.to } : null,
-    next_tier: next ? { name: next.name, from: next.points.from, points_needed: next.points.from - balance } : null,
+    tier_points: metric,
+    next_tier: next ? { name: next.name, from: next.points.from, points_needed: next.points.from - metric } : null,
     rewards: rewards.data.map((r) => {
       const price = r.assignment.parameters?.loyalty?.points ?? null;
       return {

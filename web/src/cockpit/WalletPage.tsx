@@ -192,7 +192,7 @@ function History({ card }: { card: LoyaltyCard }) {
 
 function LoyaltyCardView({ card, brand }: { card: LoyaltyCard; brand: Brand }) {
   const [showHistory, setShowHistory] = useState(false);
-  const progress = card.next_tier ? Math.min(100, Math.max(0, (card.balance / card.next_tier.from) * 100)) : 100;
+  const progress = card.next_tier ? Math.min(100, Math.max(0, (card.tier_points / card.next_tier.from) * 100)) : 100;
   return (
     <Card withBorder shadow="xs" padding="lg" data-card={card.code}>
       <Stack gap="md">

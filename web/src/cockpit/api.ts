@@ -97,6 +97,8 @@ export interface LoyaltyCard extends Coded {
   pending_points: number;
   next_expiration: { date: string; points: number } | null;
   tier: { name: string; from: number; to: number | null } | null;
+  /** The points the program's tiers count: the balance, or the points collected this period. */
+  tier_points: number;
   next_tier: { name: string; from: number; points_needed: number } | null;
   rewards: Reward[];
   transactions: Transaction[];
