@@ -40,7 +40,7 @@ describe('console: loyalty screen', { skip: BROWSER_MISSING }, () => {
     await page.getByRole('textbox', { name: 'Points', exact: true }).fill('1');
     await page.getByRole('textbox', { name: 'For every (order amount)' }).fill('1');
     await page.getByRole('button', { name: 'Add earning rule' }).click();
-    await page.getByText('1 points per 1.00 of the order amount').waitFor();
+    await page.getByText('1 point per 1.00 of the order amount').waitFor();
     await cleanScreenshot(page, 'loyalty-earning-rules');
     const rules = await t.request('GET', `/v1/loyalties/${programId}/earning-rules`);
     assert.equal(rules.body.data.length, 1);

@@ -46,6 +46,8 @@ export async function openBrowser(viewport = { width: 1280, height: 860 }): Prom
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   // A dialog or menu still fading in or out would be caught half-drawn: let finite animations end first.
+  // A full-page shot of a scrolled page draws the fixed header where the scroll left it, mid-page.
+  if (options.fullPage ?? true) await page.evaluate('window.scrollTo(0, 0)');
   await page.evaluate('Promise.all(document.getAnimations().filter((a) => a.effect?.getComputedTiming().iterations !== Infinity).map((a) => a.finished.catch(() => null)))');
   const path = join(SCREENSHOTS, `${name}.png`);
   await page.screenshot({ path, fullPage: options.fullPage ?? true });

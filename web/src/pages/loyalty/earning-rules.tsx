@@ -20,11 +20,13 @@ export interface EarningRule {
   loyalty: { type: string; points?: number; calculation_type?: string; order?: { amount?: { every: number; points: number } } };
 }
 
+const points = (n: number) => `${n} ${n === 1 ? 'point' : 'points'}`;
+
 /** The rule's points in words: "10 points" or "1 point per 10.00 of the order amount". */
 export function pointsText(rule: EarningRule): string {
   const l = rule.loyalty;
-  if (l.type === 'FIXED') return `${l.points ?? 0} points`;
-  if (l.calculation_type === 'ORDER_AMOUNT' && l.order?.amount) return `${l.order.amount.points} points per ${money(l.order.amount.every)} of the order amount`;
+  if (l.type === 'FIXED') return points(l.points ?? 0);
+  if (l.calculation_type === 'ORDER_AMOUNT' && l.order?.amount) return `${points(l.order.amount.points)} per ${money(l.order.amount.every)} of the order amount`;
   return `proportional (${l.calculation_type ?? '—'})`;
 }
 
@@ -138,7 +140,7 @@ export function EarningRulesTab({ campaignId }: { campaignId: string }) {
           />
           <NumberInput label="Points" value={form.points} onChange={(points) => setForm({ ...form, points })} min={0} error={errorFor('points')} w={120} />
           {form.kind === 'PROPORTIONAL' && (
-            <NumberInput label="For every (order amount)" value={form.every} onChange={(every) => setForm({ ...form, every })} min={0.01} decimalScale={2} w={200} />
+            <NumberInput label="For every (order amount)" value={form.every} onChange={(every) => setForm({ ...form, every })} min={0.01} decimalScale={2} w={240} />
           )}
         </Group>
       </FormCard>
