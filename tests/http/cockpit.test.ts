@@ -179,6 +179,8 @@ describe('customer cockpit', () => {
     const delivered = receiver.accepted('/consents').map((r) => JSON.parse(r.body));
     assert.equal(delivered.length, 1, 'one webhook for the change');
     assert.equal(delivered[0].type, 'customer.consents.updated');
+    assert.equal(delivered[0].data.customer_id, shop.customer.id);
+    assert.deepEqual(delivered[0].data.consents, { [shop.newsletter.id]: false, [shop.sms.id]: true });
 
     const unknown = await cockpit('PUT', '/preferences', { token, json: { cnst_unknown0000000000: true } });
     assert.equal(unknown.status, 404);
