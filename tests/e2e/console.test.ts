@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { BROWSER_MISSING, ensureConsoleBuilt, openBrowser, screenshot, type Browser } from '../helpers/browser.ts';
 import { addUser, ADMIN, createFirstAdmin } from '../helpers/console.ts';
+import { cleanScreenshot } from '../browser/console-sign-in.ts';
 
 // The console in a real browser (Debian's Chromium through playwright-core), against the API on a random
 // port: the marketer's and the support agent's tasks, a viewer refused by the server, a wrong password
@@ -114,7 +115,7 @@ describe('console in a browser', { skip: BROWSER_MISSING }, () => {
     await page.getByRole('button', { name: 'Roll back', exact: true }).click();
     await page.getByText('Redemption rolled back').waitFor();
     await page.getByTestId('redemption-status').filter({ hasText: 'ROLLED_BACK' }).waitFor();
-    await screenshot(page, 'redemption-detail');
+    await cleanScreenshot(page, 'redemption-detail');
     const record = await t.request('GET', `/v1/redemptions/${redemptionId}`);
     assert.equal(record.body.status, 'ROLLED_BACK');
     const voucher = await t.request('GET', `/v1/vouchers/${code}`);
