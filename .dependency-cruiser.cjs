@@ -26,6 +26,20 @@ module.exports = {
       to: { path: '^src/(services|http|api|jobs)/|^src/(app|commands|main|lifecycle)[.]ts$' },
     },
     {
+      name: 'services-below-http',
+      severity: 'error',
+      comment: 'Use cases (src/services) never see Fastify or the routes; they take the contract types (src/api).',
+      from: { path: '^src/services/' },
+      to: { path: '^src/(http|jobs)/|^src/(app|commands|main|lifecycle)[.]ts$' },
+    },
+    {
+      name: 'api-is-the-contract',
+      severity: 'error',
+      comment: 'src/api holds the wire schemas and their types; routes, services and jobs import it, it imports none of them.',
+      from: { path: '^src/api/' },
+      to: { path: '^src/(http|services|store|jobs)/|^src/(app|commands|main|lifecycle)[.]ts$' },
+    },
+    {
       name: 'lib-is-the-bottom',
       severity: 'error',
       comment: 'src/lib holds helpers every layer may use; it imports none of the layers.',

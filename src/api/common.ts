@@ -17,7 +17,7 @@ export const ErrorBody = Type.Object(
   { additionalProperties: true },
 );
 
-/** Custom key/value pairs; free-form, so within FREE_FORM_LIMITS (src/http/schemas/free-form.ts). */
+/** Custom key/value pairs; free-form, so within FREE_FORM_LIMITS (src/api/free-form.ts). */
 export const Metadata = FreeFormObject({ description: 'Custom key/value pairs' });
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { REDEEMABLE_STATUSES } from '../../domain/vouchers/redeemable-status.ts';
+import { REDEEMABLE_STATUSES } from '../domain/vouchers/redeemable-status.ts';
 import { Limit, Nullable } from './common.ts';
 import { VoucherObject } from './vouchers.ts';
 

@@ -110,10 +110,13 @@ export const CustomerObject = Type.Object({
   updated_at: Nullable(Type.String({ format: 'date-time', description: 'Null until the first update' })),
   assets: Type.Object(
     {
-      cockpit_url: Type.String({ description: "The customer's cockpit: loyalty cards, rewards, vouchers, gift cards, referrals (README \"Customer cockpit\")" }),
-      cockpit_preference_center_url: Type.String({ description: "The customer's preference center: their consents" }),
+      cockpit_url: Nullable(Type.String({ description: "The customer's cockpit: loyalty cards, rewards, vouchers, gift cards, referrals (README \"Customer cockpit\")" })),
+      cockpit_preference_center_url: Nullable(Type.String({ description: "The customer's preference center: their consents" })),
     },
-    { description: 'Links that open this customer\'s cockpit without any other credential; POST /v1/customers/{customerId}/cockpit/rotate replaces them' },
+    {
+      description:
+        "Links that open this customer's cockpit without any other credential; POST /v1/customers/{customerId}/cockpit/rotate replaces them. Null for a caller that may not itself redeem loyalty rewards and record consents (a VIEWER's session, an OAuth token without those scopes)",
+    },
   ),
   object: Type.Literal('customer'),
 });

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { DISCOUNT_EFFECTS, DISCOUNT_TYPES } from '../../domain/discounts/definition.ts';
+import { DISCOUNT_EFFECTS, DISCOUNT_TYPES } from '../domain/discounts/definition.ts';
 import { StoredInteger } from './common.ts';
 
 // Discount, gift and loyalty-card definitions (promotions reference 3.1, 2.3; loyalty reference 1.3).

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { CALCULATION_TYPES } from '../../domain/loyalty/earning.ts';
+import { CALCULATION_TYPES } from '../domain/loyalty/earning.ts';
 import { ValidityFields } from './campaigns.ts';
 import { Limit, Metadata, Nullable } from './common.ts';
 import { ExpirationRules } from './discounts.ts';

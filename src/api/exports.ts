@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { EXPORTED_OBJECTS, MAX_EXPORT_FIELDS } from '../../domain/exports/objects.ts';
+import { EXPORTED_OBJECTS, MAX_EXPORT_FIELDS } from '../domain/exports/objects.ts';
 import { Limit, Nullable } from './common.ts';
 import { FreeFormObject } from './free-form.ts';
 

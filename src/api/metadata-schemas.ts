@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { METADATA_TYPES } from '../../domain/metadata-schemas/metadata-problems.ts';
+import { METADATA_TYPES } from '../domain/metadata-schemas/metadata-problems.ts';
 import { Nullable } from './common.ts';
 
 // Metadata schemas (platform reference 5.3): the management API writes them (snake_case definitions),

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
-import { MAX_MONEY, MAX_ORDER_ITEMS } from '../../domain/orders/order-math.ts';
-import { ORDER_STATUSES } from '../../domain/orders/order-status.ts';
+import { MAX_MONEY, MAX_ORDER_ITEMS } from '../domain/orders/order-math.ts';
+import { ORDER_STATUSES } from '../domain/orders/order-status.ts';
 import { Limit, Metadata, Nullable } from './common.ts';
 import { CustomerBody } from './customers.ts';
 

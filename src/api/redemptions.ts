@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
-import { MAX_MONEY } from '../../domain/orders/order-math.ts';
-import { TTL_UNITS } from '../../domain/redemptions/session.ts';
+import { MAX_MONEY } from '../domain/orders/order-math.ts';
+import { TTL_UNITS } from '../domain/redemptions/session.ts';
 import { DateOrDateTime, DateTime, Limit, Metadata, Nullable, StoredInteger } from './common.ts';
 import { FREE_FORM_MARK, FreeFormObject } from './free-form.ts';
 import { CustomerBody } from './customers.ts';

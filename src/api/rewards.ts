@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { REWARD_TYPES } from '../../domain/loyalty/rewards.ts';
+import { REWARD_TYPES } from '../domain/loyalty/rewards.ts';
 import { Limit, Metadata, Nullable } from './common.ts';
 import { CreateOrderBody, OrderObject } from './orders.ts';
 

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { PASSWORD_MAX_LENGTH } from '../../lib/passwords.ts';
+import { PASSWORD_MAX_LENGTH } from '../lib/passwords.ts';
 import { Nullable } from './common.ts';
 
 // Project users (the vendor's management API) and the console's own sign-in routes.

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { WEBHOOK_EVENT_KINDS } from '../../domain/webhooks/event-kinds.ts';
+import { WEBHOOK_EVENT_KINDS } from '../domain/webhooks/event-kinds.ts';
 import { Limit, Nullable } from './common.ts';
 
 // Webhook configurations (seed 2.11, 4.4; platform reference 6.1) and Punchcard's delivery log.

@@ -12,7 +12,7 @@ const UNREADABLE_ESCAPE = String.raw`(^|[^\\])(\\\\)*\\u(0000|d[89a-f])`;
 
 /**
  * The column's JSON where the database's JSON functions can read it, else NULL (as jsonb on PostgreSQL,
- * as text on SQLite). Rows written before the write-time limits (src/http/schemas/free-form.ts; migration
+ * as text on SQLite). Rows written before the write-time limits (src/api/free-form.ts; migration
  * 0026 repairs them) may hold JSON that SQLite refuses (nested deeper than 1000 levels) or PostgreSQL
  * refuses (NUL or lone surrogate escapes). A filter or export reading such a row through this sees no
  * value and skips it, instead of failing the whole statement for everyone.

@@ -9,7 +9,7 @@ import { redeemablesProblem } from '../../src/domain/redemptions/request.ts';
 import { sessionExpiry } from '../../src/domain/redemptions/session.ts';
 import { DEFAULT_STACKING_RULES, type StackingRules } from '../../src/domain/redemptions/stacking.ts';
 import { compileRuleSet } from '../../src/domain/rules/definition.ts';
-import type { DiscountInput } from '../../src/http/schemas/discounts.ts';
+import type { DiscountInput } from '../../src/api/discounts.ts';
 
 // The pure evaluation loop (promotions reference 3, 6.6, 6.7): the reference's worked examples A–D as
 // table cases, eligibility order and keys, stacking and application modes, and the small pure helpers.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { FREE_FORM, FREE_FORM_LIMITS, freeFormProblem } from '../../src/http/schemas/free-form.ts';
+import { FREE_FORM, FREE_FORM_LIMITS, freeFormProblem } from '../../src/api/free-form.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 // Free-form JSON (metadata, attributes, rule objects, filters, vendor members kept as sent) is held to

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { HttpClient, type HttpResponse } from '../../scripts/lib/http-client.ts';
 import { isObject } from '../../scripts/lib/json.ts';
 import { clientHeaders, FIXED_KEYS, managementHeaders, serverHeaders } from '../../scripts/lib/keys.ts';
-import { STORED_INTEGER_RANGE } from '../../src/http/schemas/common.ts';
+import { STORED_INTEGER_RANGE } from '../../src/api/common.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { testDialect } from '../helpers/database.ts';
 import { loadOperations, type Operation, type Schema } from '../reliability/helpers/openapi.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ErrorObject } from 'ajv';
-import { describeValidationError, isDateOrDateTime } from '../../src/http/plugins/validation.ts';
+import { describeValidationError, isDateOrDateTime } from '../../src/api/checks.ts';
 
 describe('request validation helpers', () => {
   const valid = ['2026-01-31', '2024-02-29', '2026-01-31T10:00:00Z', '2026-01-31T10:00:00.123+02:00', '2026-01-31T10:00', '2026-01-31 10:00:00'];

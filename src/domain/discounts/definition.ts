@@ -1,5 +1,5 @@
 // The discount, gift and loyalty-card definitions as the domain computes with them (promotions reference
-// 3.1, 2.3; loyalty reference 1.3): plain types, apart from the wire schemas (src/http/schemas/discounts.ts),
+// 3.1, 2.3; loyalty reference 1.3): plain types, apart from the wire schemas (src/api/discounts.ts),
 // which build their enums from the lists here. Amounts are integer minor units.
 
 export const DISCOUNT_TYPES = ['AMOUNT', 'PERCENT', 'FIXED', 'UNIT'] as const;

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { DomainError, domainError } from '../../domain/errors.ts';
-import { describeValidationError } from './validation.ts';
+import { describeValidationError } from '../../api/checks.ts';
 
 // Every failure leaves in the vendor's error body (DECISIONS 1): domain errors, schema violations,
 // framework errors (bad JSON, oversized or unsupported bodies), unknown routes and wrong methods. A 5xx

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
 import { domainError } from '../../domain/errors.ts';
-import { STREAMED_BODY } from '../schemas/csv-imports.ts';
-import { FREE_FORM } from '../schemas/free-form.ts';
+import { STREAMED_BODY } from '../../api/csv-imports.ts';
+import { FREE_FORM } from '../../api/free-form.ts';
 
 // One rule for the whole API, as the vendor applies it: where an operation requires no body members,
 // a body that carries nothing it could read counts as no body at all. The vendor's generated clients

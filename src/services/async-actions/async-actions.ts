@@ -1,4 +1,4 @@
-import type { ListAsyncActionsInput } from '../../http/schemas/async-actions.ts';
+import type { ListAsyncActionsInput } from '../../api/async-actions.ts';
 import { errors } from '../../domain/errors.ts';
 import { queryInstant } from '../../domain/time/query-instant.ts';
 import { findAsyncActionJob, listAsyncActionJobs, type JobRow } from '../../store/jobs.ts';

@@ -7,7 +7,7 @@ import type {
   ProductsMetadataBulkInput,
   VouchersBulkInput,
   VouchersMetadataBulkInput,
-} from '../../http/schemas/bulk.ts';
+} from '../../api/bulk.ts';
 import { Slice, transactionSliceMs, yieldToRequests } from '../../lib/slices.ts';
 import { lockLiveCustomerById, lockLiveCustomerBySourceId } from '../../store/bulk.ts';
 import type { CustomerFields } from '../../store/customers.ts';

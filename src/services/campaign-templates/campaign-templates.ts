@@ -9,9 +9,9 @@ import type {
   TierSetupInput,
   TierSetupOut,
   UpdateCampaignTemplateInput,
-} from '../../http/schemas/campaign-templates.ts';
-import type { CreateCampaignInput, VoucherTemplateInput } from '../../http/schemas/campaigns.ts';
-import type { CreateValidationRuleInput } from '../../http/schemas/validation-rules.ts';
+} from '../../api/campaign-templates.ts';
+import type { CreateCampaignInput, VoucherTemplateInput } from '../../api/campaigns.ts';
+import type { CreateValidationRuleInput } from '../../api/validation-rules.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { FilterError, parseFilter } from '../../domain/filters/filter.ts';
 import * as store from '../../store/campaign-templates.ts';

@@ -1,4 +1,4 @@
-import type { CreateCampaignInput, VoucherTemplateInput } from '../../http/schemas/campaigns.ts';
+import type { CreateCampaignInput, VoucherTemplateInput } from '../../api/campaigns.ts';
 import { normalizeCodeConfig, type CodeConfig } from '../../domain/codes/code-config.ts';
 import { discountProblem, giftProblem, loyaltyCardProblem, normalizeDiscount } from '../../domain/discounts/discount.ts';
 import { businessError, errors } from '../../domain/errors.ts';

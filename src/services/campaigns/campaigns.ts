@@ -6,7 +6,7 @@ import type {
   CreateCampaignInput,
   ListCampaignsInput,
   UpdateCampaignInput,
-} from '../../http/schemas/campaigns.ts';
+} from '../../api/campaigns.ts';
 import { FilterError, parseFilter, type ParsedFilter } from '../../domain/filters/filter.ts';
 import { discountProblem, giftProblem, loyaltyCardProblem, normalizeDiscount } from '../../domain/discounts/discount.ts';
 import { businessError, errors } from '../../domain/errors.ts';

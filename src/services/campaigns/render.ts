@@ -4,7 +4,7 @@ import { toAssignmentObject } from '../validation-rules/validation-rules.ts';
 import { findCategoriesByIds, toCategoryObject, type CategoryObject, type CategoryRow } from '../../store/categories.ts';
 import type { CampaignRow } from '../../store/campaigns.ts';
 import { fromJson } from '../../store/json.ts';
-import type { CampaignOut } from '../../http/schemas/campaigns.ts';
+import type { CampaignOut } from '../../api/campaigns.ts';
 import { promotionMembers } from '../promotions/campaign-member.ts';
 
 // The campaign object (seed 2.3, promotions reference 1.4) built from stored rows. Type-specific members

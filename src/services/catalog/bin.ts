@@ -1,5 +1,5 @@
 import { errors } from '../../domain/errors.ts';
-import type { BinFiltersInput, BinListInput } from '../../http/schemas/bin.ts';
+import type { BinFiltersInput, BinListInput } from '../../api/bin.ts';
 import { findCampaignInAnyState } from '../../store/campaigns.ts';
 import { purgeBinnedCampaign } from '../campaigns/campaigns.ts';
 import * as binStore from '../../store/bin.ts';

@@ -1,5 +1,5 @@
 import { errors } from '../../domain/errors.ts';
-import type { CategoryListInput, CreateCategoryInput, UpdateCategoryInput } from '../../http/schemas/categories.ts';
+import type { CategoryListInput, CreateCategoryInput, UpdateCategoryInput } from '../../api/categories.ts';
 import * as store from '../../store/categories.ts';
 import type { CategoryObject } from '../../store/categories.ts';
 import { appendEvents } from '../../store/events.ts';

@@ -7,7 +7,7 @@ import type {
   CreateSkuInput,
   UpdateProductInput,
   UpdateSkuInput,
-} from '../../http/schemas/products.ts';
+} from '../../api/products.ts';
 import * as binStore from '../../store/bin.ts';
 import type { Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';

@@ -7,10 +7,18 @@ import { cockpitAssets, rotateCockpitLinks, type CockpitAssets } from './links.t
 // `assets` of the customer objects the customer endpoints answer. They are added to the answer only,
 // never to the customer objects that events and webhooks record: a cockpit link is a credential, and
 // nothing that opens a cockpit is stored.
+//
+// A link can spend the customer's points and change their consents, so a caller that may do neither
+// itself (a VIEWER's console session, an OAuth token without those scopes) gets the members as null
+// (the vendor's schema lets them be): reading customers must not open a way around one's own rights.
 
-export type CustomerWithAssets = CustomerObject & { assets: CockpitAssets };
+type Links = CockpitAssets | { cockpit_url: null; cockpit_preference_center_url: null };
+export type CustomerWithAssets = CustomerObject & { assets: Links };
 
-export async function withCockpitAssets(deps: Deps, projectId: string, customers: readonly CustomerObject[]): Promise<CustomerWithAssets[]> {
+const HIDDEN = { cockpit_url: null, cockpit_preference_center_url: null } as const;
+
+export async function withCockpitAssets(deps: Deps, projectId: string, customers: readonly CustomerObject[], reveal: boolean): Promise<CustomerWithAssets[]> {
+  if (!reveal) return customers.map((customer) => ({ ...customer, assets: HIDDEN }));
   const assets = await cockpitAssets(deps, deps.db, projectId, customers.map((c) => c.id));
   return customers.map((customer) => {
     const links = assets.get(customer.id);
@@ -19,8 +27,8 @@ export async function withCockpitAssets(deps: Deps, projectId: string, customers
   });
 }
 
-export async function withCockpitAsset(deps: Deps, projectId: string, customer: CustomerObject): Promise<CustomerWithAssets> {
-  const [out] = await withCockpitAssets(deps, projectId, [customer]);
+export async function withCockpitAsset(deps: Deps, projectId: string, customer: CustomerObject, reveal: boolean): Promise<CustomerWithAssets> {
+  const [out] = await withCockpitAssets(deps, projectId, [customer], reveal);
   if (!out) throw new Error('a customer went missing');
   return out;
 }
@@ -35,5 +43,6 @@ export async function rotateCustomerCockpit(deps: Deps, actor: Actor, customerId
     if (!row) throw errors.notFound('customer', customerId);
     await rotateCockpitLinks(deps, tx, { projectId: actor.projectId, customerId: row.id });
   });
-  return withCockpitAsset(deps, actor.projectId, await getCustomer(deps, actor, customerId));
+  // Whoever may rotate (USER, ADMIN, server keys; src/domain/auth/roles.ts) may also see the new links.
+  return withCockpitAsset(deps, actor.projectId, await getCustomer(deps, actor, customerId), true);
 }

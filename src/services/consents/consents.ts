@@ -8,7 +8,7 @@ import type {
   ConsentUpdateInput,
   CustomerConsentListOut,
   CustomerConsentsInput,
-} from '../../http/schemas/consents.ts';
+} from '../../api/consents.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import * as store from '../../store/consents.ts';
 import { findLiveCustomer } from '../../store/customers.ts';

@@ -1,9 +1,9 @@
 import type { TSchema } from 'typebox';
 import { errors } from '../../domain/errors.ts';
-import { compilePayloadCheck, textProblem } from '../../http/plugins/validation.ts';
-import { CustomerBody, type CustomerInput } from '../../http/schemas/customers.ts';
-import { CreateProductBody, CreateSkuBody, type CreateProductInput, type CreateSkuInput } from '../../http/schemas/products.ts';
-import { CreateVoucherBody, type CreateVoucherInput } from '../../http/schemas/vouchers.ts';
+import { compilePayloadCheck, textProblem } from '../../api/checks.ts';
+import { CustomerBody, type CustomerInput } from '../../api/customers.ts';
+import { CreateProductBody, CreateSkuBody, type CreateProductInput, type CreateSkuInput } from '../../api/products.ts';
+import { CreateVoucherBody, type CreateVoucherInput } from '../../api/vouchers.ts';
 import type { Tx } from '../../store/db.ts';
 import type { EventSource } from '../../store/events.ts';
 import { findLiveProductBySourceId, findLiveSkuBySourceId } from '../../store/products.ts';

@@ -4,7 +4,7 @@ import type {
   CreateCustomEventSchemaInput,
   CUSTOM_EVENT_PROPERTY_TYPES,
   UpdateCustomEventSchemaInput,
-} from '../../http/schemas/custom-events.ts';
+} from '../../api/custom-events.ts';
 import * as store from '../../store/custom-event-schemas.ts';
 import type { Executor } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';

@@ -1,6 +1,6 @@
 import { businessError, errors } from '../../domain/errors.ts';
 import { metadataProblems } from '../../domain/metadata-schemas/metadata-problems.ts';
-import type { CustomEventInput } from '../../http/schemas/custom-events.ts';
+import type { CustomEventInput } from '../../api/custom-events.ts';
 import { findCustomEventSchemaByName } from '../../store/custom-event-schemas.ts';
 import { appendEvents } from '../../store/events.ts';
 import { findProject } from '../../store/projects.ts';

@@ -1,4 +1,4 @@
-import type { ListActivitiesInput, ListActivityInput } from '../../http/schemas/customers.ts';
+import type { ListActivitiesInput, ListActivityInput } from '../../api/customers.ts';
 import { errors } from '../../domain/errors.ts';
 import { findLiveCustomer } from '../../store/customers.ts';
 import {

@@ -1,4 +1,4 @@
-import type { ClientCustomerInput, CustomerInput, ListCustomersInput, UpdateCustomerInput } from '../../http/schemas/customers.ts';
+import type { ClientCustomerInput, CustomerInput, ListCustomersInput, UpdateCustomerInput } from '../../api/customers.ts';
 import { errors } from '../../domain/errors.ts';
 import type { Tx } from '../../store/db.ts';
 import { appendEvents, countCustomerEventsOfKind, deleteCustomerEvents } from '../../store/events.ts';

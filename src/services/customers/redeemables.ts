@@ -1,4 +1,4 @@
-import type { CustomerRedeemableListOut, CustomerRedeemableOut, CustomerRedeemablesInput } from '../../http/schemas/customer-redeemables.ts';
+import type { CustomerRedeemableListOut, CustomerRedeemableOut, CustomerRedeemablesInput } from '../../api/customer-redeemables.ts';
 import { errors } from '../../domain/errors.ts';
 import { FilterError, parseFilter } from '../../domain/filters/filter.ts';
 import { redeemableStatus } from '../../domain/vouchers/redeemable-status.ts';

@@ -1,7 +1,7 @@
 import { businessError, errors } from '../../domain/errors.ts';
 import { exportFilterToJson, ExportFilterError, parseExportFilter, type ParsedExportFilter } from '../../domain/exports/filters.ts';
 import { EXPORT_OBJECTS, resolveFields, type ExportedObject } from '../../domain/exports/objects.ts';
-import type { CreateExportInput, ExportObjectType, ListExportsInput, ScopedExportInput } from '../../http/schemas/exports.ts';
+import type { CreateExportInput, ExportObjectType, ListExportsInput, ScopedExportInput } from '../../api/exports.ts';
 import { appendEvents } from '../../store/events.ts';
 import { campaignExists, voucherExists } from '../../store/export-sources.ts';
 import { deleteExport as deleteExportRow, findExport, insertExport, listExports as listExportRows, readExportChunk, type ExportRow } from '../../store/exports.ts';

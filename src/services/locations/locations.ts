@@ -1,4 +1,4 @@
-import type { ListLocationsInput, LocationListOut } from '../../http/schemas/locations.ts';
+import type { ListLocationsInput, LocationListOut } from '../../api/locations.ts';
 import { errors } from '../../domain/errors.ts';
 import { FilterError, parseFilter, type FieldCatalog } from '../../domain/filters/filter.ts';
 import type { Actor, Deps } from '../context.ts';

@@ -1,4 +1,4 @@
-import type { MemberBalanceInput } from '../../http/schemas/loyalty.ts';
+import type { MemberBalanceInput } from '../../api/loyalty.ts';
 import { afterPointsChange } from './after-points-change.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { pointsExpiryDate } from '../../domain/loyalty/points-expiry.ts';

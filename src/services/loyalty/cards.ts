@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { LoyaltyCardObject } from '../../http/schemas/loyalty.ts';
+import type { LoyaltyCardObject } from '../../api/loyalty.ts';
 import { businessError, errors, type DomainError } from '../../domain/errors.ts';
 import { readExpirationRules, type ExpirationRules } from '../../domain/loyalty/points-expiry.ts';
 import { inactiveReason, localDate, type ValidityWindow } from '../../domain/validity/validity.ts';

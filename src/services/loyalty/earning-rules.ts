@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely';
 import { loyaltyCardProblem } from '../../domain/discounts/discount.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { ANY_TIER, eventKind, itemTargets, normalizeLoyalty, type EarningLoyalty, type LoyaltyInput } from '../../domain/loyalty/earning.ts';
-import type { CreateEarningRuleInput, ListEarningRulesInput, UpdateEarningRuleInput } from '../../http/schemas/earning-rules.ts';
+import type { CreateEarningRuleInput, ListEarningRulesInput, UpdateEarningRuleInput } from '../../api/earning-rules.ts';
 import type { CampaignRow } from '../../store/campaigns.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import * as store from '../../store/earning-rules.ts';

@@ -1,6 +1,6 @@
-import type { ScopedExportInput } from '../../http/schemas/exports.ts';
-import type { CampaignTransactionsInput, MemberTransactionsInput } from '../../http/schemas/vouchers.ts';
-import type { MemberActivitiesInput, MemberActivityInput, PageInput } from '../../http/schemas/loyalty.ts';
+import type { ScopedExportInput } from '../../api/exports.ts';
+import type { CampaignTransactionsInput, MemberTransactionsInput } from '../../api/vouchers.ts';
+import type { MemberActivitiesInput, MemberActivityInput, PageInput } from '../../api/loyalty.ts';
 import { errors } from '../../domain/errors.ts';
 import { findCardEvent, listCardActivity, listUsableBuckets, type CardEvent } from '../../store/loyalty.ts';
 import type { Actor, Deps } from '../context.ts';

@@ -1,4 +1,4 @@
-import type { AddMemberInput, ListMembersInput } from '../../http/schemas/loyalty.ts';
+import type { AddMemberInput, ListMembersInput } from '../../api/loyalty.ts';
 import { refreshTier } from './earning.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { queryInstant } from '../../domain/time/query-instant.ts';

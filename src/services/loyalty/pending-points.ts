@@ -1,4 +1,4 @@
-import type { PendingAdjustInput, PendingListInput } from '../../http/schemas/loyalty.ts';
+import type { PendingAdjustInput, PendingListInput } from '../../api/loyalty.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import type { ExpirationRules } from '../../domain/loyalty/points-expiry.ts';
 import type { CampaignRow } from '../../store/campaigns.ts';

@@ -2,7 +2,7 @@ import { businessError, DomainError, errors } from '../../domain/errors.ts';
 import { payWithPoints } from '../../domain/loyalty/pay-with-points.ts';
 import { pointsExpiryDate } from '../../domain/loyalty/points-expiry.ts';
 import { evaluateRule, factsNeeded, FAILURE_MESSAGES, type RuleContext } from '../../domain/rules/evaluate.ts';
-import type { MemberRewardsInput, RedeemRewardInput } from '../../http/schemas/rewards.ts';
+import type { MemberRewardsInput, RedeemRewardInput } from '../../api/rewards.ts';
 import { findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts';
 import { findLiveCustomerById, toCustomerObject, type CustomerObject } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';

@@ -8,7 +8,7 @@ import type {
   ListRewardsInput,
   UpdateRewardAssignmentInput,
   UpdateRewardInput,
-} from '../../http/schemas/rewards.ts';
+} from '../../api/rewards.ts';
 import { findLiveCampaign, type CampaignRow } from '../../store/campaigns.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';

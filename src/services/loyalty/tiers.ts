@@ -13,7 +13,7 @@ import {
   type TierDecision,
 } from '../../domain/loyalty/tiers.ts';
 import { startOfLocalDay } from '../../domain/time/local-day.ts';
-import type { CreateTierInput, ListTiersInput, PageInput } from '../../http/schemas/loyalty-tiers.ts';
+import type { CreateTierInput, ListTiersInput, PageInput } from '../../api/loyalty-tiers.ts';
 import { findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import * as rulesStore from '../../store/earning-rules.ts';

@@ -1,4 +1,4 @@
-import type { TransferInput } from '../../http/schemas/loyalty.ts';
+import type { TransferInput } from '../../api/loyalty.ts';
 import { afterPointsChange } from './after-points-change.ts';
 import { businessError, DomainError, errors } from '../../domain/errors.ts';
 import { pointsExpiryDate } from '../../domain/loyalty/points-expiry.ts';

@@ -8,7 +8,7 @@ import type {
   CreateMetadataSchemaInput,
   PropertyDefinitionInputT,
   UpdateMetadataSchemaInput,
-} from '../../http/schemas/metadata-schemas.ts';
+} from '../../api/metadata-schemas.ts';
 import type { Executor } from '../../store/db.ts';
 import type { DefinitionsView } from '../../store/definitions.ts';
 import { appendEvents } from '../../store/events.ts';

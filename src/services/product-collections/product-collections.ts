@@ -8,7 +8,7 @@ import type {
   ListCollectionProductsInput,
   ListProductCollectionsInput,
   ProductCollectionObjectOut,
-} from '../../http/schemas/product-collections.ts';
+} from '../../api/product-collections.ts';
 import type { Dialect, Executor } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
 import { fromJson, toJson } from '../../store/json.ts';

@@ -1,4 +1,4 @@
-import type { CreateProjectInput, UpdateProjectInput } from '../../http/schemas/projects.ts';
+import type { CreateProjectInput, UpdateProjectInput } from '../../api/projects.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { newSecret } from '../../lib/secrets.ts';
 import { hashSecret } from '../../lib/secrets.ts';

@@ -1,4 +1,4 @@
-import type { PromotionTierListOut } from '../../http/schemas/promotions.ts';
+import type { PromotionTierListOut } from '../../api/promotions.ts';
 import type { CampaignRow } from '../../store/campaigns.ts';
 import type { Executor } from '../../store/db.ts';
 import { tiersOfCampaigns } from '../../store/promotion-tiers.ts';

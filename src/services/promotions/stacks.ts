@@ -7,7 +7,7 @@ import type {
   PromotionStackListOut,
   PromotionStackOut,
   UpdateStackInput,
-} from '../../http/schemas/promotions.ts';
+} from '../../api/promotions.ts';
 import type { CampaignRow } from '../../store/campaigns.ts';
 import { findCategoriesByIds, findCategory, toCategoryObject } from '../../store/categories.ts';
 import type { Executor, Tx } from '../../store/db.ts';

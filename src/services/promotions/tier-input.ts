@@ -2,7 +2,7 @@ import { discountProblem, normalizeDiscount } from '../../domain/discounts/disco
 import { errors } from '../../domain/errors.ts';
 import { checkFormula } from '../../domain/formulas/check.ts';
 import { validityProblem, type ValidityWindow } from '../../domain/validity/validity.ts';
-import type { PromotionTierCreateInput } from '../../http/schemas/promotions.ts';
+import type { PromotionTierCreateInput } from '../../api/promotions.ts';
 import { findCategory, findCategoryByName } from '../../store/categories.ts';
 import type { Executor } from '../../store/db.ts';
 import { toJson } from '../../store/json.ts';

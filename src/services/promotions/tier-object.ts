@@ -1,4 +1,4 @@
-import type { PromotionTierOut } from '../../http/schemas/promotions.ts';
+import type { PromotionTierOut } from '../../api/promotions.ts';
 import type { CampaignRow } from '../../store/campaigns.ts';
 import { findCategoriesByIds, toCategoryObject, type CategoryRow } from '../../store/categories.ts';
 import type { Executor } from '../../store/db.ts';

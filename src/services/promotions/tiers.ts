@@ -5,7 +5,7 @@ import type {
   PromotionTierCreateInput,
   PromotionTierListOut,
   PromotionTierUpdateInput,
-} from '../../http/schemas/promotions.ts';
+} from '../../api/promotions.ts';
 import { findLiveCampaign, type CampaignRow } from '../../store/campaigns.ts';
 import { findCategory } from '../../store/categories.ts';
 import type { Executor, Tx } from '../../store/db.ts';

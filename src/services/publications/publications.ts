@@ -1,4 +1,4 @@
-import type { CreatePublicationInput, ListPublicationsInput, PublicationListItemOut, PublicationOut } from '../../http/schemas/publications.ts';
+import type { CreatePublicationInput, ListPublicationsInput, PublicationListItemOut, PublicationOut } from '../../api/publications.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { FilterError, parseFilter } from '../../domain/filters/filter.ts';
 import { findCampaignsByIds, findLiveCampaign, findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts';

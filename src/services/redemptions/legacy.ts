@@ -1,6 +1,6 @@
 import { failureCode } from '../../domain/redemptions/failures.ts';
 import { sessionEcho } from '../../domain/redemptions/session.ts';
-import type { ClientValidateInput, LegacyInput, LegacyValidationOut, PromotionsValidationInput, PromotionsValidationOut, StackableInput } from '../../http/schemas/redemptions.ts';
+import type { ClientValidateInput, LegacyInput, LegacyValidationOut, PromotionsValidationInput, PromotionsValidationOut, StackableInput } from '../../api/redemptions.ts';
 import { fromJson } from '../../store/json.ts';
 import type { Actor, Deps } from '../context.ts';
 import { qualifyingTiers } from './qualifications.ts';

@@ -1,7 +1,7 @@
 import { errors } from '../../domain/errors.ts';
 import { ExportFilterError, lowerExportFilter, parseExportFilter } from '../../domain/exports/filters.ts';
 import { queryInstant } from '../../domain/time/query-instant.ts';
-import type { ListRedemptionsInput, VoucherRedemptionsInput } from '../../http/schemas/redemptions.ts';
+import type { ListRedemptionsInput, VoucherRedemptionsInput } from '../../api/redemptions.ts';
 import { findLiveCustomer } from '../../store/customers.ts';
 import { compileExportFilter } from '../../store/export-sql.ts';
 import { redemptionFilterFields } from '../../store/export-sources.ts';

@@ -1,7 +1,7 @@
 import { errors } from '../../domain/errors.ts';
 import { evaluateRedeemables, type AppliedOutcome } from '../../domain/redemptions/engine.ts';
 import { qualificationFilterProblem, qualifies, type QualificationSubject } from '../../domain/redemptions/qualification-filters.ts';
-import type { ExamineInput, ExamineResponseOut, QualificationsInput, QualificationsResponseOut } from '../../http/schemas/redemptions.ts';
+import type { ExamineInput, ExamineResponseOut, QualificationsInput, QualificationsResponseOut } from '../../api/redemptions.ts';
 import { findCampaignsByIds } from '../../store/campaigns.ts';
 import { findLiveVoucherByCode, type VoucherRow } from '../../store/vouchers.ts';
 import { renderCampaigns } from '../campaigns/render.ts';

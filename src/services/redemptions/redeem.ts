@@ -4,8 +4,8 @@ import { calculatedAmounts, type AppliedDiscounts } from '../../domain/orders/or
 import { evaluateRedeemables, type AppliedOutcome, type Evaluation } from '../../domain/redemptions/engine.ts';
 import { failure, isFailureKey } from '../../domain/redemptions/failures.ts';
 import { localDate } from '../../domain/validity/validity.ts';
-import type { CreateOrderInput } from '../../http/schemas/orders.ts';
-import type { RedemptionResponseOut, StackableInput } from '../../http/schemas/redemptions.ts';
+import type { CreateOrderInput } from '../../api/orders.ts';
+import type { RedemptionResponseOut, StackableInput } from '../../api/redemptions.ts';
 import type { Tx } from '../../store/db.ts';
 import type { VoucherRow } from '../../store/vouchers.ts';
 import { definitions } from '../../store/definitions.ts';

@@ -1,7 +1,7 @@
 import { errors } from '../../domain/errors.ts';
 import { DEFAULT_TTL, DEFAULT_TTL_UNIT } from '../../domain/redemptions/session.ts';
-import type { CustomerInput } from '../../http/schemas/customers.ts';
-import type { StackableInput } from '../../http/schemas/redemptions.ts';
+import type { CustomerInput } from '../../api/customers.ts';
+import type { StackableInput } from '../../api/redemptions.ts';
 import { findLiveCustomerById, findLiveCustomerBySourceId, toCustomerObject, type CustomerRow } from '../../store/customers.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import type { Actor, Deps } from '../context.ts';

@@ -3,7 +3,7 @@ import { calculatedAmounts, type AppliedDiscounts } from '../../domain/orders/or
 import type { Evaluation, Outcome } from '../../domain/redemptions/engine.ts';
 import { failureCode } from '../../domain/redemptions/failures.ts';
 import type { StackingRules } from '../../domain/redemptions/stacking.ts';
-import type { ValidationEntryOut } from '../../http/schemas/redemptions.ts';
+import type { ValidationEntryOut } from '../../api/redemptions.ts';
 import { fromJson } from '../../store/json.ts';
 import type { CategoryOut, Facts, Resolved } from './facts.ts';
 

@@ -1,7 +1,7 @@
 import { businessError, DomainError, errors } from '../../domain/errors.ts';
 import type { OrderLine } from '../../domain/orders/order-math.ts';
 import { localDate } from '../../domain/validity/validity.ts';
-import type { RollbackInput } from '../../http/schemas/redemptions.ts';
+import type { RollbackInput } from '../../api/redemptions.ts';
 import { findLiveCustomer, findLiveCustomerById, toCustomerObject } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';
 import { appendEvents, type NewEvent } from '../../store/events.ts';

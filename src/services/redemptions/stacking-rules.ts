@@ -1,6 +1,6 @@
 import { DomainError, errors } from '../../domain/errors.ts';
 import { DEFAULT_STACKING_RULES, type StackingRules } from '../../domain/redemptions/stacking.ts';
-import type { StackingRulesInput } from '../../http/schemas/redemptions.ts';
+import type { StackingRulesInput } from '../../api/redemptions.ts';
 import type { Executor } from '../../store/db.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import { findProject } from '../../store/projects.ts';

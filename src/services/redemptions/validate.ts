@@ -1,6 +1,6 @@
 import { evaluateRedeemables, type Evaluation } from '../../domain/redemptions/engine.ts';
 import { sessionEcho, sessionExpiry } from '../../domain/redemptions/session.ts';
-import type { StackableInput, ValidationResponseOut } from '../../http/schemas/redemptions.ts';
+import type { StackableInput, ValidationResponseOut } from '../../api/redemptions.ts';
 import { replaceSessionLocks, type NewLock } from '../../store/redemption-sessions.ts';
 import { inTransaction, type Actor, type Deps } from '../context.ts';
 import { lockCustomer } from '../../store/loyalty.ts';

@@ -1,4 +1,4 @@
-import type { AddHoldersInput, HolderOut, ListHoldersInput } from '../../http/schemas/referrals.ts';
+import type { AddHoldersInput, HolderOut, ListHoldersInput } from '../../api/referrals.ts';
 import { businessError, DomainError, errors } from '../../domain/errors.ts';
 import { FilterError, parseFilter } from '../../domain/filters/filter.ts';
 import { findLiveCampaign } from '../../store/campaigns.ts';

@@ -7,7 +7,7 @@ import type {
   ReferralTierListOut,
   ReferralTierOut,
   UpdateReferralTierInput,
-} from '../../http/schemas/referral-tiers.ts';
+} from '../../api/referral-tiers.ts';
 import { findCampaignsByIds, findLiveCampaign, findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts';
 import type { CustomerObject } from '../../store/customers.ts';
 import type { Executor, Tx } from '../../store/db.ts';

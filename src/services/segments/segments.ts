@@ -1,7 +1,7 @@
 import { domainError, errors } from '../../domain/errors.ts';
 import { FilterError, filterToJson, parseFilter, type ParsedFilter } from '../../domain/filters/filter.ts';
 import { customerFilterFields } from '../../domain/segments/customer-filter.ts';
-import type { CreateSegmentInput, ListSegmentsInput, SegmentObjectOut } from '../../http/schemas/segments.ts';
+import type { CreateSegmentInput, ListSegmentsInput, SegmentObjectOut } from '../../api/segments.ts';
 import { yieldToRequests } from '../../lib/slices.ts';
 import { findLiveCustomer, renderCustomers } from '../../store/customers.ts';
 import type { CustomerRow } from '../../store/customers.ts';

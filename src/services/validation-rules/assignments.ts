@@ -1,6 +1,6 @@
 import { domainError, errors } from '../../domain/errors.ts';
 import type { Tx } from '../../store/db.ts';
-import type { CreateAssignmentInput, ListAllAssignmentsInput, ListRuleAssignmentsInput } from '../../http/schemas/validation-rules.ts';
+import type { CreateAssignmentInput, ListAllAssignmentsInput, ListRuleAssignmentsInput } from '../../api/validation-rules.ts';
 import { appendEvents } from '../../store/events.ts';
 import * as store from '../../store/validation-rules.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';

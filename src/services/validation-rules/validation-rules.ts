@@ -13,7 +13,7 @@ import type {
   ListValidationRulesInput,
   UpdateValidationRuleInput,
   ValidationRuleObjectOut,
-} from '../../http/schemas/validation-rules.ts';
+} from '../../api/validation-rules.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import type { DefinitionsView } from '../../store/definitions.ts';
 import { appendEvents } from '../../store/events.ts';

@@ -1,4 +1,4 @@
-import type { BalanceInput } from '../../http/schemas/vouchers.ts';
+import type { BalanceInput } from '../../api/vouchers.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { localDate } from '../../domain/validity/validity.ts';
 import { appendEvents } from '../../store/events.ts';

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { CampaignSummary as CampaignSummaryOut, CampaignSummaryInput } from '../../http/schemas/vouchers.ts';
+import type { CampaignSummary as CampaignSummaryOut, CampaignSummaryInput } from '../../api/vouchers.ts';
 import { errors } from '../../domain/errors.ts';
 import { findLiveCampaign } from '../../store/campaigns.ts';
 import { publicationTotals, redemptionTotals, referredCustomers, transactionTotals, voucherTotals, type Window } from '../../store/campaign-summary.ts';

@@ -6,7 +6,7 @@ import { findCampaignsByIds } from '../../store/campaigns.ts';
 import { fromJson } from '../../store/json.ts';
 import { nextExpirations, type NextExpiration } from '../../store/ledger.ts';
 import type { VoucherRow } from '../../store/vouchers.ts';
-import type { VoucherOut } from '../../http/schemas/vouchers.ts';
+import type { VoucherOut } from '../../api/vouchers.ts';
 
 // The voucher object (promotions reference 2.3; seed 2.5 for the loyalty-card form) built from stored
 // rows, with the campaign, category and next points expiry looked up in batches.

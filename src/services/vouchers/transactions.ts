@@ -1,5 +1,5 @@
-import type { ScopedExportInput } from '../../http/schemas/exports.ts';
-import type { CampaignTransactionsInput, ListTransactionsInput, MemberTransactionsInput } from '../../http/schemas/vouchers.ts';
+import type { ScopedExportInput } from '../../api/exports.ts';
+import type { CampaignTransactionsInput, ListTransactionsInput, MemberTransactionsInput } from '../../api/vouchers.ts';
 import { errors } from '../../domain/errors.ts';
 import { FilterError, parseFilter } from '../../domain/filters/filter.ts';
 import { findLiveCampaign, type CampaignRow } from '../../store/campaigns.ts';

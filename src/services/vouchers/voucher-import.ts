@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { ImportVoucherInput } from '../../http/schemas/vouchers.ts';
+import type { ImportVoucherInput } from '../../api/vouchers.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { yieldToRequests } from '../../lib/slices.ts';
 import { addToVouchersCount, findCampaignInAnyState, type CampaignRow } from '../../store/campaigns.ts';

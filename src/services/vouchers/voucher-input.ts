@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { CreateVoucherInput, ImportVoucherInput } from '../../http/schemas/vouchers.ts';
+import type { CreateVoucherInput, ImportVoucherInput } from '../../api/vouchers.ts';
 import { normalizeCodeConfig } from '../../domain/codes/code-config.ts';
 import { discountProblem, giftProblem, loyaltyCardProblem, normalizeDiscount } from '../../domain/discounts/discount.ts';
 import { businessError, errors } from '../../domain/errors.ts';

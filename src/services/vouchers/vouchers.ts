@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { CreateVoucherInput, ListVouchersInput, UpdateVoucherInput } from '../../http/schemas/vouchers.ts';
+import type { CreateVoucherInput, ListVouchersInput, UpdateVoucherInput } from '../../api/vouchers.ts';
 import { generateCodes } from '../../domain/codes/code-config.ts';
 import { discountProblem, normalizeDiscount } from '../../domain/discounts/discount.ts';
 import { businessError, errors } from '../../domain/errors.ts';

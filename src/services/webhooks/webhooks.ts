@@ -1,5 +1,5 @@
 import { businessError, errors } from '../../domain/errors.ts';
-import type { ListDeliveriesInput, WebhookInput } from '../../http/schemas/webhooks.ts';
+import type { ListDeliveriesInput, WebhookInput } from '../../api/webhooks.ts';
 import { AddressPolicy } from '../../lib/address-policy.ts';
 import type { Executor } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';

@@ -4,7 +4,7 @@ import qs from 'qs';
 import secureJson from 'secure-json-parse';
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../../src/http/plugins/body-parsers.ts';
 import { lenientBody, lenientBodyKind, metadataPaths, nullMetadataAsEmpty } from '../../../src/http/plugins/request-leniency.ts';
-import { isDateOrDateTime, textProblem } from '../../../src/http/plugins/validation.ts';
+import { isDateOrDateTime, textProblem } from '../../../src/api/checks.ts';
 import { querySchema, type Operation, type Schema } from './openapi.ts';
 
 // Decides, before sending, whether a generated request can only be refused: bad credentials, a body

@@ -51,7 +51,7 @@ interface Draft {
   authBroken: boolean;
   contentType: string | undefined;
   body: string | undefined;
-  /** A free-form member holds what no free-form member may (src/http/schemas/free-form.ts): refused. */
+  /** A free-form member holds what no free-form member may (src/api/free-form.ts): refused. */
   poisoned: boolean;
 }
 

@@ -1,8 +1,8 @@
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as asyncActions from '../../../services/async-actions/async-actions.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { AsyncActionList, AsyncActionObject, ListAsyncActionsQuery } from '../../schemas/async-actions.ts';
-import { errorResponses, IdParams } from '../../schemas/common.ts';
+import { AsyncActionList, AsyncActionObject, ListAsyncActionsQuery } from '../../../api/async-actions.ts';
+import { errorResponses, IdParams } from '../../../api/common.ts';
 
 const tags = ['Async actions'];
 

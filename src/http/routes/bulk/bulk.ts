@@ -1,8 +1,8 @@
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as bulk from '../../../services/bulk/bulk.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { AsyncActionCreated, CustomersBulkBody, MetadataBulkBody, ProductsBulkBody, ProductsMetadataBulkBody, VouchersBulkBody, VouchersMetadataBulkBody } from '../../schemas/bulk.ts';
-import { errorResponses } from '../../schemas/common.ts';
+import { AsyncActionCreated, CustomersBulkBody, MetadataBulkBody, ProductsBulkBody, ProductsMetadataBulkBody, VouchersBulkBody, VouchersMetadataBulkBody } from '../../../api/bulk.ts';
+import { errorResponses } from '../../../api/common.ts';
 
 // 202 with the async action id; the work runs in the worker. `config.bulk` makes these calls count
 // against the project's bulk rate limit.

@@ -14,8 +14,8 @@ import {
   TierSetupBody,
   TierSetupObject,
   UpdateCampaignTemplateBody,
-} from '../../schemas/campaign-templates.ts';
-import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
+} from '../../../api/campaign-templates.ts';
+import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
 
 // Campaign templates (vendor /v1/templates/campaigns…, scope `templates`) and the management API's list
 // and copy of a project's templates.

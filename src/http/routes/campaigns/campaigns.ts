@@ -12,8 +12,8 @@ import {
   DeleteCampaignQuery,
   ListCampaignsQuery,
   UpdateCampaignBody,
-} from '../../schemas/campaigns.ts';
-import { errorResponses, IdParams } from '../../schemas/common.ts';
+} from '../../../api/campaigns.ts';
+import { errorResponses, IdParams } from '../../../api/common.ts';
 
 const tags = ['Campaigns'];
 const CampaignParams = IdParams('campaignId', 'Campaign id (camp_…) or name');

@@ -9,8 +9,8 @@ import {
   DeleteCampaignQuery,
   ListCampaignsQuery,
   UpdateCampaignBody,
-} from '../../schemas/campaigns.ts';
-import { errorResponses, IdParams } from '../../schemas/common.ts';
+} from '../../../api/campaigns.ts';
+import { errorResponses, IdParams } from '../../../api/common.ts';
 
 // `/v1/loyalties`: the campaign endpoints with the type fixed to LOYALTY_PROGRAM (loyalty reference 1.1).
 // A campaign of another type is "not found" here.

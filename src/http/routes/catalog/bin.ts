@@ -2,8 +2,8 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as bin from '../../../services/catalog/bin.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { BinEntryParams, BinList, BinListQuery } from '../../schemas/bin.ts';
-import { errorResponses, NoContent } from '../../schemas/common.ts';
+import { BinEntryParams, BinList, BinListQuery } from '../../../api/bin.ts';
+import { errorResponses, NoContent } from '../../../api/common.ts';
 
 const tags = ['Bin'];
 

@@ -2,8 +2,8 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as categories from '../../../services/catalog/categories.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { CategoryList, CategoryListQuery, CategoryObject, CategoryParams, CreateCategoryBody, UpdateCategoryBody } from '../../schemas/categories.ts';
-import { errorResponses, NoContent } from '../../schemas/common.ts';
+import { CategoryList, CategoryListQuery, CategoryObject, CategoryParams, CreateCategoryBody, UpdateCategoryBody } from '../../../api/categories.ts';
+import { errorResponses, NoContent } from '../../../api/common.ts';
 
 const tags = ['Categories'];
 

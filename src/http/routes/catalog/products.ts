@@ -2,7 +2,7 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as catalog from '../../../services/catalog/products.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, NoContent } from '../../schemas/common.ts';
+import { errorResponses, NoContent } from '../../../api/common.ts';
 import {
   CatalogListQuery,
   CreateProductBody,
@@ -12,7 +12,7 @@ import {
   ProductParams,
   ProductWithSkus,
   UpdateProductBody,
-} from '../../schemas/products.ts';
+} from '../../../api/products.ts';
 
 const tags = ['Products'];
 

@@ -7,8 +7,8 @@ import { readCockpitToken, type CockpitHolder } from '../../../services/cockpit/
 import * as cockpit from '../../../services/cockpit/wallet.ts';
 import { findLiveCustomerById } from '../../../store/customers.ts';
 import type { RouteContext, TypedApp } from '../../route-context.ts';
-import { errorResponses } from '../../schemas/common.ts';
-import { CustomerConsentsBody } from '../../schemas/consents.ts';
+import { errorResponses } from '../../../api/common.ts';
+import { CustomerConsentsBody } from '../../../api/consents.ts';
 import { WEB_DIST } from '../console/assets.ts';
 
 // The customer cockpit: the page (web/, second entry `cockpit.html`, at /cockpit and /cockpit/preferences)

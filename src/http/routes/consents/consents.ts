@@ -3,7 +3,7 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as consents from '../../../services/consents/consents.ts';
 import { actorOf, managementActorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
+import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
 import {
   ConsentBody,
   ConsentGroupBody,
@@ -16,7 +16,7 @@ import {
   ConsentUpdateBody,
   CustomerConsentList,
   CustomerConsentsBody,
-} from '../../schemas/consents.ts';
+} from '../../../api/consents.ts';
 
 // Consents: listed on both API sides (vendor consents.list, client listConsents), a customer's answers
 // (vendor customers.updateConsents and its client-side form, answered 204 like the SDK expects no body),

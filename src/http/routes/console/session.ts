@@ -7,8 +7,8 @@ import * as sessions from '../../../services/users/sessions.ts';
 import type { ClientInfo, SessionRef, StartedSession } from '../../../services/users/sessions.ts';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, NoContent } from '../../schemas/common.ts';
-import { AcceptInvitationBody, ConsoleSession, SetupBody, SetupStatus, SignedOutEverywhere, SignInBody, SwitchProjectBody } from '../../schemas/users.ts';
+import { errorResponses, NoContent } from '../../../api/common.ts';
+import { AcceptInvitationBody, ConsoleSession, SetupBody, SetupStatus, SignedOutEverywhere, SignInBody, SwitchProjectBody } from '../../../api/users.ts';
 
 // The console's own routes: signing in and out, the first admin's setup link, invitations. Everything
 // else the console does goes through the public API with the session cookie (src/http/plugins/auth.ts).

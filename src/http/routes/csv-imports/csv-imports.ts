@@ -13,9 +13,9 @@ import {
   type CsvImportKind,
 } from '../../../services/csv-imports/importers.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { AsyncActionCreated } from '../../schemas/bulk.ts';
-import { errorResponses } from '../../schemas/common.ts';
-import { CampaignCsvImportParams, CSV_IMPORT_MAX_BYTES, CsvImportBody, VouchersCsvImportBody } from '../../schemas/csv-imports.ts';
+import { AsyncActionCreated } from '../../../api/bulk.ts';
+import { errorResponses } from '../../../api/common.ts';
+import { CampaignCsvImportParams, CSV_IMPORT_MAX_BYTES, CsvImportBody, VouchersCsvImportBody } from '../../../api/csv-imports.ts';
 
 // `POST …/importCSV` (the vendor's CSV imports): the only routes that take multipart/form-data. They live
 // in their own Fastify scope, where the multipart parser is registered and every other content type is a

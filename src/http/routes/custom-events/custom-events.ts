@@ -3,7 +3,7 @@ import * as schemas from '../../../services/custom-events/schemas.ts';
 import { trackCustomEvent } from '../../../services/custom-events/track.ts';
 import { actorOf, managementActorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
+import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
 import {
   CreateCustomEventSchemaBody,
   CustomEventBody,
@@ -12,7 +12,7 @@ import {
   CustomEventSchemaObject,
   CustomEventSchemaParams,
   UpdateCustomEventSchemaBody,
-} from '../../schemas/custom-events.ts';
+} from '../../../api/custom-events.ts';
 
 const managementTags = ['Management: custom event schemas'];
 const ProjectParams = IdParams('projectId', 'Project id (proj_…)');

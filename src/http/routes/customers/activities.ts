@@ -1,8 +1,8 @@
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as activities from '../../../services/customers/activities.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { errorResponses, IdParams } from '../../schemas/common.ts';
-import { ActivitiesList, ActivityList, ListActivitiesQuery, ListActivityQuery } from '../../schemas/customers.ts';
+import { errorResponses, IdParams } from '../../../api/common.ts';
+import { ActivitiesList, ActivityList, ListActivitiesQuery, ListActivityQuery } from '../../../api/customers.ts';
 
 const tags = ['Customers'];
 const CustomerParams = IdParams('customerId', 'Customer id (cust_…) or source_id');

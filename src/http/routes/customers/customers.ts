@@ -3,7 +3,7 @@ import * as customers from '../../../services/customers/customers.ts';
 import { rotateCustomerCockpit, withCockpitAsset, withCockpitAssets } from '../../../services/cockpit/customer-assets.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
+import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
 import {
   ClientCustomerBody,
   CustomerBody,
@@ -12,7 +12,7 @@ import {
   ListCustomersQuery,
   PermanentDeletion,
   UpdateCustomerBody,
-} from '../../schemas/customers.ts';
+} from '../../../api/customers.ts';
 import { registerCustomerActivityRoutes } from './activities.ts';
 import { registerCustomerRedeemableRoutes } from './redeemables.ts';
 

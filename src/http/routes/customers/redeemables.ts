@@ -1,8 +1,8 @@
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { listCustomerRedeemables } from '../../../services/customers/redeemables.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { errorResponses, IdParams } from '../../schemas/common.ts';
-import { CustomerRedeemableList, CustomerRedeemablesQuery } from '../../schemas/customer-redeemables.ts';
+import { errorResponses, IdParams } from '../../../api/common.ts';
+import { CustomerRedeemableList, CustomerRedeemablesQuery } from '../../../api/customer-redeemables.ts';
 
 const CustomerParams = IdParams('customerId', 'Customer id (cust_…) or source_id');
 

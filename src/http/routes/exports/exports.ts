@@ -4,8 +4,8 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as exports from '../../../services/exports/exports.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
-import { CreateExportBody, CsvFile, ExportGetQuery, ExportList, ExportObject, ListExportsQuery } from '../../schemas/exports.ts';
+import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
+import { CreateExportBody, CsvFile, ExportGetQuery, ExportList, ExportObject, ListExportsQuery } from '../../../api/exports.ts';
 
 const tags = ['Exports'];
 const ExportParams = IdParams('exportId', 'Export id (exp_…)');

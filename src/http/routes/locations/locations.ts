@@ -1,8 +1,8 @@
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { getLocation, listLocations } from '../../../services/locations/locations.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { errorResponses, IdParams } from '../../schemas/common.ts';
-import { ListLocationsQuery, LocationList, LocationObject } from '../../schemas/locations.ts';
+import { errorResponses, IdParams } from '../../../api/common.ts';
+import { ListLocationsQuery, LocationList, LocationObject } from '../../../api/locations.ts';
 
 const tags = ['Locations'];
 

@@ -2,7 +2,7 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as rules from '../../../services/loyalty/earning-rules.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
+import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
 import {
   CreateEarningRulesBody,
   EarningRuleArray,
@@ -11,7 +11,7 @@ import {
   EarningRuleParams,
   ListEarningRulesQuery,
   UpdateEarningRuleBody,
-} from '../../schemas/earning-rules.ts';
+} from '../../../api/earning-rules.ts';
 
 // Earning rules of a loyalty program (loyalty reference 4.1).
 

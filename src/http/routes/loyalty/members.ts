@@ -18,7 +18,7 @@ import { adjustPending, cancelPending, listPending } from '../../../services/loy
 import { transferPoints } from '../../../services/loyalty/transfers.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { ErrorBody, errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
+import { ErrorBody, errorResponses, IdParams, NoContent } from '../../../api/common.ts';
 import {
   AddMemberBody,
   AssetParams,
@@ -42,9 +42,9 @@ import {
   PointsBalance,
   PointsBucketList,
   TransferBody,
-} from '../../schemas/loyalty.ts';
-import { ExportObject, ScopedExportBody } from '../../schemas/exports.ts';
-import { CampaignTransactionsQuery, MemberTransactionsQuery, TransactionList } from '../../schemas/vouchers.ts';
+} from '../../../api/loyalty.ts';
+import { ExportObject, ScopedExportBody } from '../../../api/exports.ts';
+import { CampaignTransactionsQuery, MemberTransactionsQuery, TransactionList } from '../../../api/vouchers.ts';
 
 // Loyalty members and their points (loyalty reference 2, 3; seed 4.7). Paths name cards by code; the
 // variants without a campaign find the card in any program.

@@ -3,7 +3,7 @@ import { listMemberRewards, redeemReward } from '../../../services/loyalty/rewar
 import * as rewards from '../../../services/loyalty/rewards.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, NoContent } from '../../schemas/common.ts';
+import { errorResponses, NoContent } from '../../../api/common.ts';
 import {
   CampaignAssignmentParams,
   CampaignParams,
@@ -27,7 +27,7 @@ import {
   RewardParams,
   UpdateRewardAssignmentBody,
   UpdateRewardBody,
-} from '../../schemas/rewards.ts';
+} from '../../../api/rewards.ts';
 
 // Rewards, their assignments to loyalty programs (two path families), member rewards and redeeming a
 // reward with a loyalty card (seed 4.1; loyalty reference 5).

@@ -1,10 +1,10 @@
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as tiers from '../../../services/loyalty/tiers.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { errorResponses, IdParams } from '../../schemas/common.ts';
-import { EarningRuleList } from '../../schemas/earning-rules.ts';
-import { CreateTiersBody, ListTiersQuery, MemberTierParams, PageQuery, TierArray, TierList, TierObject, TierParams } from '../../schemas/loyalty-tiers.ts';
-import { TierRewardList } from '../../schemas/rewards.ts';
+import { errorResponses, IdParams } from '../../../api/common.ts';
+import { EarningRuleList } from '../../../api/earning-rules.ts';
+import { CreateTiersBody, ListTiersQuery, MemberTierParams, PageQuery, TierArray, TierList, TierObject, TierParams } from '../../../api/loyalty-tiers.ts';
+import { TierRewardList } from '../../../api/rewards.ts';
 
 // Loyalty tiers (loyalty reference 6.1).
 

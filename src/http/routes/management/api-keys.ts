@@ -2,8 +2,8 @@ import Type from 'typebox';
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as apiKeys from '../../../services/projects/api-keys.ts';
 import { managementActorOf } from '../../plugins/auth.ts';
-import { ApiKeyList, RotatedApiKey } from '../../schemas/api-keys.ts';
-import { errorResponses } from '../../schemas/common.ts';
+import { ApiKeyList, RotatedApiKey } from '../../../api/api-keys.ts';
+import { errorResponses } from '../../../api/common.ts';
 
 // A project's application keys (Punchcard extension; the vendor manages keys in its dashboard only). The
 // management key may act on any project; a console session only as an ADMIN of its own project

@@ -2,8 +2,8 @@ import Type from 'typebox';
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as branding from '../../../services/branding/branding.ts';
 import { noContent } from '../../reply.ts';
-import { BrandingBody, BrandingList, BrandingObject } from '../../schemas/branding.ts';
-import { errorResponses, NoContent } from '../../schemas/common.ts';
+import { BrandingBody, BrandingList, BrandingObject } from '../../../api/branding.ts';
+import { errorResponses, NoContent } from '../../../api/common.ts';
 
 // The project's branding (vendor management API): one per project, shown on the customer cockpit. The
 // management key may act on any project; a console session on its own project (ADMIN changes, USER and

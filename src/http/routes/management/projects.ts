@@ -2,8 +2,8 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { noContent } from '../../reply.ts';
 import * as projects from '../../../services/projects/projects.ts';
 import { managementActorOf } from '../../plugins/auth.ts';
-import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
-import { CreateProjectBody, CreatedProjectObject, ProjectList, ProjectObject, UpdateProjectBody } from '../../schemas/projects.ts';
+import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
+import { CreateProjectBody, CreatedProjectObject, ProjectList, ProjectObject, UpdateProjectBody } from '../../../api/projects.ts';
 
 const tags = ['Management: projects'];
 const ProjectParams = IdParams('projectId', 'Project id (proj_…)');

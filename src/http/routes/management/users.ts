@@ -4,8 +4,8 @@ import * as projectUsers from '../../../services/users/project-users.ts';
 import type { Caller } from '../../../services/users/project-users.ts';
 import { noContent } from '../../reply.ts';
 import { managementActorOf } from '../../plugins/auth.ts';
-import { errorResponses, NoContent } from '../../schemas/common.ts';
-import { AssignUserBody, InvitationLink, InviteUserBody, UpdateUserBody, UserList, UserObject } from '../../schemas/users.ts';
+import { errorResponses, NoContent } from '../../../api/common.ts';
+import { AssignUserBody, InvitationLink, InviteUserBody, UpdateUserBody, UserList, UserObject } from '../../../api/users.ts';
 import Type from 'typebox';
 
 // The vendor's project users (management API). The management key may act on any project; a console

@@ -2,7 +2,7 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as schemas from '../../../services/metadata-schemas/metadata-schemas.ts';
 import { actorOf, managementActorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
+import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
 import {
   CreateMetadataSchemaBody,
   LegacyMetadataSchemaList,
@@ -12,7 +12,7 @@ import {
   MetadataSchemaParams,
   ResourceParams,
   UpdateMetadataSchemaBody,
-} from '../../schemas/metadata-schemas.ts';
+} from '../../../api/metadata-schemas.ts';
 
 const managementTags = ['Management: metadata schemas'];
 const tags = ['Metadata schemas'];

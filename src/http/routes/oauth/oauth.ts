@@ -2,8 +2,8 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { noContent } from '../../reply.ts';
 import * as oauth from '../../../services/auth/oauth.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { errorResponses, NoContent } from '../../schemas/common.ts';
-import { AccessTokenForm, Introspection, TokenRecord, TokenRequest } from '../../schemas/oauth.ts';
+import { errorResponses, NoContent } from '../../../api/common.ts';
+import { AccessTokenForm, Introspection, TokenRecord, TokenRequest } from '../../../api/oauth.ts';
 
 const tags = ['OAuth'];
 const consumes = ['application/x-www-form-urlencoded'];

@@ -3,10 +3,10 @@ import { enqueueOrdersImport } from '../../../services/bulk/bulk.ts';
 import { createScopedExport } from '../../../services/exports/exports.ts';
 import * as orders from '../../../services/orders/orders.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { AsyncActionCreated, OrdersImportBody } from '../../schemas/bulk.ts';
-import { errorResponses, IdParams } from '../../schemas/common.ts';
-import { ExportObject, ScopedExportBody } from '../../schemas/exports.ts';
-import { CreateOrderBody, ListOrdersQuery, OrderList, OrderObject, UpdateOrderBody } from '../../schemas/orders.ts';
+import { AsyncActionCreated, OrdersImportBody } from '../../../api/bulk.ts';
+import { errorResponses, IdParams } from '../../../api/common.ts';
+import { ExportObject, ScopedExportBody } from '../../../api/exports.ts';
+import { CreateOrderBody, ListOrdersQuery, OrderList, OrderObject, UpdateOrderBody } from '../../../api/orders.ts';
 
 const tags = ['Orders'];
 const OrderParams = IdParams('orderId', 'Order id (ord_…) or source_id');

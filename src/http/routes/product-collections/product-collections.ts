@@ -2,7 +2,7 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as collections from '../../../services/product-collections/product-collections.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, NoContent } from '../../schemas/common.ts';
+import { errorResponses, NoContent } from '../../../api/common.ts';
 import {
   CollectionProductList,
   CreateProductCollectionBody,
@@ -11,7 +11,7 @@ import {
   ProductCollectionList,
   ProductCollectionObject,
   ProductCollectionParams,
-} from '../../schemas/product-collections.ts';
+} from '../../../api/product-collections.ts';
 
 const tags = ['Product Collections'];
 

@@ -3,7 +3,7 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as stacks from '../../../services/promotions/stacks.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
+import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
 import {
   CreateStackBody,
   ListCampaignStacksQuery,
@@ -11,7 +11,7 @@ import {
   PromotionStackList,
   PromotionStackObject,
   UpdateStackBody,
-} from '../../schemas/promotions.ts';
+} from '../../../api/promotions.ts';
 
 const tags = ['Promotions'];
 const CampaignParams = IdParams('campaignId', 'PROMOTION campaign id (camp_…) or name');

@@ -2,7 +2,7 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as tiers from '../../../services/promotions/tiers.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
+import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
 import {
   ClientListTiersQuery,
   ListCampaignTiersQuery,
@@ -11,7 +11,7 @@ import {
   PromotionTierList,
   PromotionTierObject,
   PromotionTierUpdateBody,
-} from '../../schemas/promotions.ts';
+} from '../../../api/promotions.ts';
 
 const tags = ['Promotions'];
 const TierParams = IdParams('promotionTierId', 'Promotion tier id (promo_…)');

@@ -1,7 +1,7 @@
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { createPublication, listPublications } from '../../../services/publications/publications.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { errorResponses } from '../../schemas/common.ts';
+import { errorResponses } from '../../../api/common.ts';
 import {
   CreatePublicationBody,
   CreatePublicationByQuery,
@@ -9,7 +9,7 @@ import {
   ListPublicationsQuery,
   PublicationList,
   PublicationObject,
-} from '../../schemas/publications.ts';
+} from '../../../api/publications.ts';
 
 const tags = ['Publications'];
 

@@ -3,7 +3,7 @@ import { assertClientRedeem } from '../../../services/redemptions/client.ts';
 import { clientValidateBody, redeemTier, redeemVoucher, validatePromotions, validateTier, validateVoucher } from '../../../services/redemptions/legacy.ts';
 import { checkEligibility, examine } from '../../../services/redemptions/qualifications.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { errorResponses } from '../../schemas/common.ts';
+import { errorResponses } from '../../../api/common.ts';
 import {
   ClientRedeemQuery,
   ClientValidateQuery,
@@ -20,8 +20,8 @@ import {
   RedemptionRecordObject,
   TierParams,
   TrackingQuery,
-} from '../../schemas/redemptions.ts';
-import { CodeParams } from '../../schemas/vouchers.ts';
+} from '../../../api/redemptions.ts';
+import { CodeParams } from '../../../api/vouchers.ts';
 
 // The legacy single-object endpoints (promotions reference 6.11) and qualifications (8).
 

@@ -4,7 +4,7 @@ import { rollbackRedemption, rollbackRequest, rollbackStacked } from '../../../s
 import { releaseSession } from '../../../services/redemptions/sessions.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, NoContent } from '../../schemas/common.ts';
+import { errorResponses, NoContent } from '../../../api/common.ts';
 import {
   ListRedemptionsQuery,
   RedemptionList,
@@ -16,8 +16,8 @@ import {
   SessionParams,
   VoucherRedemptions,
   VoucherRedemptionsQuery,
-} from '../../schemas/redemptions.ts';
-import { CodeParams } from '../../schemas/vouchers.ts';
+} from '../../../api/redemptions.ts';
+import { CodeParams } from '../../../api/vouchers.ts';
 
 // Redemption records, rollbacks and session release (seed 4.11; promotions reference 6.10, 6.12, 6.13).
 

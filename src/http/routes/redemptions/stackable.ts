@@ -3,8 +3,8 @@ import { assertClientRedeem } from '../../../services/redemptions/client.ts';
 import { redeemStackable } from '../../../services/redemptions/redeem.ts';
 import { validateStackable } from '../../../services/redemptions/validate.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { errorResponses } from '../../schemas/common.ts';
-import { RedemptionResponse, StackableBody, ValidationResponse } from '../../schemas/redemptions.ts';
+import { errorResponses } from '../../../api/common.ts';
+import { RedemptionResponse, StackableBody, ValidationResponse } from '../../../api/redemptions.ts';
 
 // The stackable API (promotions reference 6.1): validate or redeem up to 30 redeemables in one call,
 // server side and client side.

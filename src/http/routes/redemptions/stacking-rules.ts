@@ -1,8 +1,8 @@
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as rules from '../../../services/redemptions/stacking-rules.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, NoContent } from '../../schemas/common.ts';
-import { StackingRulesBody, StackingRulesList, StackingRulesObject } from '../../schemas/redemptions.ts';
+import { errorResponses, NoContent } from '../../../api/common.ts';
+import { StackingRulesBody, StackingRulesList, StackingRulesObject } from '../../../api/redemptions.ts';
 import Type from 'typebox';
 
 // A project's stacking rules through the management API (promotions reference 6.6): one set per project.

@@ -2,7 +2,7 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { addHolders, listCodeHolders, removeHolder } from '../../../services/referrals/holders.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, NoContent } from '../../schemas/common.ts';
+import { errorResponses, NoContent } from '../../../api/common.ts';
 import {
   AddHoldersBody,
   AddHoldersResponse,
@@ -12,7 +12,7 @@ import {
   HolderParams,
   ListHoldersQuery,
   MemberParams,
-} from '../../schemas/referrals.ts';
+} from '../../../api/referrals.ts';
 
 const tags = ['Referrals'];
 

@@ -2,7 +2,7 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as tiers from '../../../services/referrals/tiers.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, NoContent } from '../../schemas/common.ts';
+import { errorResponses, NoContent } from '../../../api/common.ts';
 import {
   CreateReferralTierBody,
   ListReferralTiersQuery,
@@ -11,7 +11,7 @@ import {
   ReferralTierObject,
   ReferralTierParams,
   UpdateReferralTierBody,
-} from '../../schemas/referral-tiers.ts';
+} from '../../../api/referral-tiers.ts';
 
 // Referral tiers: referrer rewards of a referral program. A Punchcard extension — the vendor's
 // v2018-08-01 API has no endpoints for them (its dashboard configures them) — so every summary says so.

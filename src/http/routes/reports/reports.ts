@@ -1,8 +1,8 @@
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { dailyReport } from '../../../services/reports/daily.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { errorResponses } from '../../schemas/common.ts';
-import { DailyReport, DailyReportQuery } from '../../schemas/reports.ts';
+import { errorResponses } from '../../../api/common.ts';
+import { DailyReport, DailyReportQuery } from '../../../api/reports.ts';
 
 export function registerReportRoutes(app: TypedApp, { deps }: RouteContext): void {
   app.get(

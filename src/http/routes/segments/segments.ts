@@ -2,8 +2,8 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as segments from '../../../services/segments/segments.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
-import { CreateSegmentBody, CustomerSegmentList, ListSegmentsQuery, SegmentList, SegmentObject, SegmentParams } from '../../schemas/segments.ts';
+import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
+import { CreateSegmentBody, CustomerSegmentList, ListSegmentsQuery, SegmentList, SegmentObject, SegmentParams } from '../../../api/segments.ts';
 
 const tags = ['Segments'];
 

@@ -3,7 +3,7 @@ import * as assignments from '../../../services/validation-rules/assignments.ts'
 import * as rules from '../../../services/validation-rules/validation-rules.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, NoContent } from '../../schemas/common.ts';
+import { errorResponses, NoContent } from '../../../api/common.ts';
 import {
   AssignmentList,
   AssignmentObject,
@@ -18,7 +18,7 @@ import {
   ValidationRuleList,
   ValidationRuleObject,
   ValidationRuleParams,
-} from '../../schemas/validation-rules.ts';
+} from '../../../api/validation-rules.ts';
 
 const tags = ['Validation Rules'];
 

@@ -7,9 +7,9 @@ import { importVouchers } from '../../../services/vouchers/voucher-import.ts';
 import * as vouchers from '../../../services/vouchers/vouchers.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { AsyncActionAccepted } from '../../schemas/campaigns.ts';
-import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
-import { ExportObject, ScopedExportBody } from '../../schemas/exports.ts';
+import { AsyncActionAccepted } from '../../../api/campaigns.ts';
+import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
+import { ExportObject, ScopedExportBody } from '../../../api/exports.ts';
 import {
   BalanceBody,
   BalanceObject,
@@ -26,7 +26,7 @@ import {
   UpdateVoucherBody,
   VoucherList,
   VoucherObject,
-} from '../../schemas/vouchers.ts';
+} from '../../../api/vouchers.ts';
 
 const tags = ['Vouchers'];
 const CampaignParams = IdParams('campaignId', 'Campaign id (camp_…) or name');

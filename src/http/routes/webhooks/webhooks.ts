@@ -2,7 +2,7 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as webhooks from '../../../services/webhooks/webhooks.ts';
 import { managementActorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
-import { errorResponses, IdParams, NoContent } from '../../schemas/common.ts';
+import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
 import {
   DeliveryList,
   DeliveryObject,
@@ -14,7 +14,7 @@ import {
   WebhookList,
   WebhookObject,
   WebhookParams,
-} from '../../schemas/webhooks.ts';
+} from '../../../api/webhooks.ts';
 
 const tags = ['Management: webhooks'];
 const ProjectParams = IdParams('projectId', 'Project id (proj_…)');
