@@ -31,17 +31,15 @@ export async function cockpitGenerations(db: Executor, projectId: string, custom
   return out;
 }
 
-/** Counts the customer's generation up by one (from 0 when there is no row yet); answers the new one. */
-export async function bumpCockpitGeneration(db: Executor, projectId: string, customerId: string, at: string): Promise<number> {
-  const row = await db
+/** Counts the customer's generation up by one (from 0 when there is no row yet). */
+export async function bumpCockpitGeneration(db: Executor, projectId: string, customerId: string, at: string): Promise<void> {
+  await db
     .insertInto('cockpit_links')
     .values({ project_id: projectId, customer_id: customerId, generation: 1, rotated_at: at })
     .onConflict((oc) =>
       oc.columns(['project_id', 'customer_id']).doUpdateSet((eb) => ({ generation: eb(eb.ref('cockpit_links.generation'), '+', 1), rotated_at: at })),
     )
-    .returning('generation')
-    .executeTakeFirstOrThrow();
-  return Number(row.generation);
+    .execute();
 }
 
 export async function deleteCockpitLink(db: Executor, projectId: string, customerId: string): Promise<void> {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { cockpitShop, ok, tokenOf, type CockpitShop } from '../helpers/cockpit.ts';
+import { ADMIN, addUser, createFirstAdmin, signIn } from '../helpers/console.ts';
 import { RECEIVER_NETWORKS, WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 // The customer cockpit through the wire: the links in every customer object, what the cockpit API shows
@@ -54,6 +55,27 @@ describe('customer cockpit', () => {
     assert.ok(!JSON.stringify(activity).includes(token), 'activities carry no cockpit link');
     const rows = await t.deps.db.selectFrom('events').select('data').where('project_id', '=', t.projectId).execute();
     assert.ok(!rows.some((r) => String(r.data).includes(token)), 'no event stores the link');
+  });
+
+  test('only a caller that may itself redeem rewards and record consents gets the links: null for a VIEWER or a narrow OAuth token', async () => {
+    await createFirstAdmin(t);
+    const path = `/v1/customers/${shop.customer.id}`;
+    const admin = await signIn(t, ADMIN.email, ADMIN.password);
+    assert.deepEqual((await admin.request('GET', path)).body.assets, shop.customer.assets);
+    const user = await addUser(t, 'marketer@shop.example.com', 'USER');
+    assert.deepEqual((await user.request('GET', path)).body.assets, shop.customer.assets);
+    const hidden = { cockpit_url: null, cockpit_preference_center_url: null };
+    const viewer = await addUser(t, 'viewer@shop.example.com', 'VIEWER');
+    assert.deepEqual((await viewer.request('GET', path)).body.assets, hidden);
+    assert.ok((await viewer.request('GET', '/v1/customers?limit=100')).body.customers.every((c: Json) => c.assets.cockpit_url === null));
+    const merchant = await addUser(t, 'till@shop.example.com', 'MERCHANT');
+    assert.deepEqual((await merchant.request('GET', path)).body.assets, hidden, 'a MERCHANT records no consents');
+    const token = async (scope: string) =>
+      (await t.request('POST', '/v1/oauth/token', { headers: t.serverHeaders(), form: { grant_type: 'client_credentials', scope } })).body.access_token as string;
+    const narrow = await token('customers');
+    assert.deepEqual((await t.request('GET', path, { headers: { authorization: `Bearer ${narrow}` } })).body.assets, hidden);
+    const wide = await token('customers loyalties');
+    assert.deepEqual((await t.request('GET', path, { headers: { authorization: `Bearer ${wide}` } })).body.assets, shop.customer.assets);
   });
 
   test('the wallet shows the link\'s customer their cards, tier, rewards, history, vouchers, gift cards and referral code', async () => {

@@ -24,22 +24,27 @@ export interface CockpitHolder {
   customerId: string;
 }
 
-// The per-project key never changes once made, so each process derives it once.
+// The per-project key never changes once made, so each process derives it once — but only from a secret
+// it read, never from one it has just inserted: that insert may belong to a transaction that still rolls
+// back, and a key cached from it would sign links no other process (and no restart) accepts.
 const keys = new Map<string, Buffer>();
+
+const keyOf = (deps: Pick<Deps, 'pepper'>, secret: string) => createHmac('sha256', deps.pepper).update(`cockpit-key:${secret}`).digest();
 
 async function projectKey(deps: Pick<Deps, 'pepper' | 'clock'>, db: Executor, projectId: string): Promise<Buffer> {
   const cached = keys.get(projectId);
   if (cached) return cached;
-  let secret = await findCockpitKey(db, projectId);
-  if (secret === undefined) {
-    await insertCockpitKeyIfAbsent(db, projectId, randomBytes(32).toString('base64url'), deps.clock.now().toISOString());
-    secret = await findCockpitKey(db, projectId);
-    if (secret === undefined) throw new Error('cockpit key vanished after its insert');
+  const secret = await findCockpitKey(db, projectId);
+  if (secret !== undefined) {
+    if (keys.size > 10_000) keys.clear();
+    keys.set(projectId, keyOf(deps, secret));
+    return keyOf(deps, secret);
   }
-  const key = createHmac('sha256', deps.pepper).update(`cockpit-key:${secret}`).digest();
-  if (keys.size > 10_000) keys.clear();
-  keys.set(projectId, key);
-  return key;
+  await insertCockpitKeyIfAbsent(db, projectId, randomBytes(32).toString('base64url'), deps.clock.now().toISOString());
+  // Whichever secret won the insert (another process may have made one first).
+  const made = await findCockpitKey(db, projectId);
+  if (made === undefined) throw new Error('cockpit key vanished after its insert');
+  return keyOf(deps, made);
 }
 
 function mac(key: Buffer, holder: CockpitHolder, generation: number): string {
@@ -71,11 +76,9 @@ export async function cockpitAssets(
   return out;
 }
 
-/** Retires the customer's links and answers the new ones. The caller has checked the customer is live. */
-export async function rotateCockpitLinks(deps: Pick<Deps, 'pepper' | 'clock' | 'config'>, db: Executor, holder: CockpitHolder): Promise<CockpitAssets> {
-  const key = await projectKey(deps, db, holder.projectId);
-  const generation = await bumpCockpitGeneration(db, holder.projectId, holder.customerId, deps.clock.now().toISOString());
-  return assetsOf(deps, tokenOf(key, holder, generation));
+/** Retires the customer's links (cockpitAssets then answers the new ones). The caller has checked the customer is live. */
+export async function rotateCockpitLinks(deps: Pick<Deps, 'clock'>, db: Executor, holder: CockpitHolder): Promise<void> {
+  await bumpCockpitGeneration(db, holder.projectId, holder.customerId, deps.clock.now().toISOString());
 }
 
 const PAYLOAD = /^[A-Za-z0-9_-]{1,400}$/;

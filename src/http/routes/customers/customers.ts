@@ -1,6 +1,9 @@
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as customers from '../../../services/customers/customers.ts';
 import { rotateCustomerCockpit, withCockpitAsset, withCockpitAssets } from '../../../services/cockpit/customer-assets.ts';
+import type { FastifyRequest } from 'fastify';
+import { roleAllows } from '../../../domain/auth/roles.ts';
+import { scopesAllowPath } from '../../../domain/auth/scopes.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
 import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
@@ -17,6 +20,32 @@ import { registerCustomerActivityRoutes } from './activities.ts';
 import { registerCustomerRedeemableRoutes } from './redeemables.ts';
 
 const tags = ['Customers'];
+
+/**
+ * Whether the caller gets the customers' cockpit links (src/services/cockpit/customer-assets.ts): only a
+ * caller that could itself redeem loyalty rewards and record consents. A client key gets the link of the
+ * new customer it created (the shop page's own visitor).
+ */
+function mayOpenCockpits(request: FastifyRequest): boolean {
+  const principal = request.principal;
+  switch (principal?.kind) {
+    case 'server':
+    case 'client':
+      return true;
+    case 'user':
+      return COCKPIT_ACTS.every(([method, route]) => roleAllows(principal.role, method, route));
+    case 'bearer':
+      return COCKPIT_ACTS.every(([, route]) => scopesAllowPath(principal.scopes, route.replace(/:[A-Za-z]+/g, 'x')));
+    default:
+      return false;
+  }
+}
+
+/** What a cockpit link lets its holder do, as the API's own routes. */
+const COCKPIT_ACTS = [
+  ['POST', '/v1/loyalties/members/:memberId/redemption'],
+  ['PUT', '/v1/customers/:customerId/consents'],
+] as const;
 const CustomerParams = IdParams('customerId', 'Customer id (cust_…) or source_id');
 
 export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
@@ -35,7 +64,7 @@ export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
     },
     async (request) => {
       const actor = actorOf(request);
-      return withCockpitAsset(deps, actor.projectId, await customers.upsertCustomer(deps, actor, request.body));
+      return withCockpitAsset(deps, actor.projectId, await customers.upsertCustomer(deps, actor, request.body), mayOpenCockpits(request));
     },
   );
 
@@ -53,7 +82,7 @@ export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
     async (request) => {
       const actor = actorOf(request);
       const list = await customers.listCustomers(deps, actor, request.query);
-      return { ...list, customers: await withCockpitAssets(deps, actor.projectId, list.customers) };
+      return { ...list, customers: await withCockpitAssets(deps, actor.projectId, list.customers, mayOpenCockpits(request)) };
     },
   );
 
@@ -70,7 +99,7 @@ export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
     },
     async (request) => {
       const actor = actorOf(request);
-      return withCockpitAsset(deps, actor.projectId, await customers.getCustomer(deps, actor, request.params.customerId));
+      return withCockpitAsset(deps, actor.projectId, await customers.getCustomer(deps, actor, request.params.customerId), mayOpenCockpits(request));
     },
   );
 
@@ -88,7 +117,7 @@ export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
     },
     async (request) => {
       const actor = actorOf(request);
-      return withCockpitAsset(deps, actor.projectId, await customers.updateCustomer(deps, actor, request.params.customerId, request.body));
+      return withCockpitAsset(deps, actor.projectId, await customers.updateCustomer(deps, actor, request.params.customerId, request.body), mayOpenCockpits(request));
     },
   );
 
@@ -136,7 +165,7 @@ export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
     },
     async (request) => {
       const actor = actorOf(request);
-      return withCockpitAsset(deps, actor.projectId, await customers.createCustomerFromClientSide(deps, actor, request.body));
+      return withCockpitAsset(deps, actor.projectId, await customers.createCustomerFromClientSide(deps, actor, request.body), mayOpenCockpits(request));
     },
   );
 
