@@ -5,7 +5,7 @@ import { yieldToRequests } from '../lib/slices.ts';
 import { inTransaction, type Deps } from '../services/context.ts';
 import type { Tx } from '../store/db.ts';
 import { purgeIdempotencyKeys } from '../store/idempotency.ts';
-import { checkpointJob, claimNextJob, extendLease, finishJob, releaseJob, retryJobLater, toJob, type Job } from '../store/jobs.ts';
+import { checkpointJob, claimNextJob, extendLease, hasClaimableJob, finishJob, releaseJob, retryJobLater, toJob, type Job } from '../store/jobs.ts';
 import { purgeDeadTokens } from '../store/oauth-tokens.ts';
 
 // The background worker: claims job rows written by requests, runs the handler of their kind, records
@@ -145,6 +145,7 @@ export class Worker {
   /** Runs one due job if there is one; returns whether it did. Tests drive the worker through this. */
   async runOnce(): Promise<boolean> {
     const now = this.#deps.clock.now();
+    if (!(await hasClaimableJob(this.#deps.db, now.toISOString(), [...this.#handlers.keys()]))) return false;
     const row = await inTransaction(this.#deps, (tx) =>
       claimNextJob(
         tx,

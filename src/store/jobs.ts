@@ -88,8 +88,7 @@ export async function claimNextJob(
         attempts = attempts + 1, updated_at = ${now}
     where id = (
       select id from jobs
-      where kind in (${sql.join(kinds)})
-        and ((status = 'ENQUEUED' and run_at <= ${now}) or (status = 'IN_PROGRESS' and locked_until < ${now}))
+      where ${claimable(kinds, now)}
       order by run_at, id
       limit 1
       ${lock}
@@ -97,6 +96,21 @@ export async function claimNextJob(
     returning *
   `.execute(db);
   return result.rows[0];
+}
+
+/**
+ * Whether a job could be claimed now, read without a transaction: the worker asks this before it opens
+ * the claim's write transaction, which most polls of an idle queue would open for nothing.
+ */
+export async function hasClaimableJob(db: Executor, now: string, kinds: readonly string[]): Promise<boolean> {
+  if (kinds.length === 0) return false;
+  const result = await sql<{ one: number }>`select 1 as one from jobs where ${claimable(kinds, now)} limit 1`.execute(db);
+  return result.rows.length > 0;
+}
+
+/** Due and waiting, or claimed by a worker whose lease ran out. */
+function claimable(kinds: readonly string[], now: string) {
+  return sql`kind in (${sql.join(kinds)}) and ((status = 'ENQUEUED' and run_at <= ${now}) or (status = 'IN_PROGRESS' and locked_until < ${now}))`;
 }
 
 export async function extendLease(db: Executor, id: string, workerId: string, leaseUntil: string, progress?: number): Promise<boolean> {
