@@ -37,6 +37,8 @@ export interface WalResult {
   requests: number;
   /** PostgreSQL: the cluster's idle WAL rate, already subtracted (B/s). */
   backgroundPerSecond: number | null;
+  /** SQLite with --profile: frames per request by table or index, most first (bench/wal.ts). */
+  framesPerRequest?: Array<{ object: string; frames: number }>;
 }
 
 export interface WarmupPolicy {
@@ -129,7 +131,13 @@ export async function walWindow(servers: readonly ProbedServer[], make: RequestM
     );
     await quietAll(servers);
     const reading = await meter.stop();
-    return { bytesPerRequest: reading.bytes / Math.max(1, load.ok), requests: load.ok, backgroundPerSecond: reading.backgroundPerSecond };
+    const perRequest = (n: number) => n / Math.max(1, load.ok);
+    return {
+      bytesPerRequest: perRequest(reading.bytes),
+      requests: load.ok,
+      backgroundPerSecond: reading.backgroundPerSecond,
+      ...(reading.frames ? { framesPerRequest: reading.frames.map((f) => ({ object: f.object, frames: perRequest(f.frames) })) } : {}),
+    };
   } finally {
     await meter.close();
   }

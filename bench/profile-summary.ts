@@ -52,3 +52,40 @@ const show = (title: string, map: Map<string, number>) => {
 };
 show('self time', selfBy);
 show('inclusive time', totalBy);
+
+// Self time by area: where the busy time of the window went, in the terms the README's Benchmarks use.
+// Native calls of better-sqlite3 (run/get/all/iterate/exec) are SQLite itself, split into the COMMIT of a
+// group (writing the WAL) and every other statement; the probe's wrapper counts as the statement it wraps.
+const hasAncestor = (id: number, test: (n: ProfileNode) => boolean) => {
+  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+    const n = byId.get(at);
+    if (n && test(n)) return true;
+  }
+  return false;
+};
+const SQLITE_CALLS = new Set(['run', 'get', 'all', 'iterate', 'exec']);
+function areaOf(id: number, node: ProfileNode): string | null {
+  const { functionName: fn, url } = node.callFrame;
+  if (fn === '(idle)' || hasAncestor(id, (n) => n.callFrame.url === 'node:inspector')) return null; // idle, or the profiler stopping
+  if ((url === '' && SQLITE_CALLS.has(fn)) || url.includes('server-probe')) {
+    return hasAncestor(id, (n) => n.callFrame.functionName.includes('commitGroup')) ? 'SQLite: COMMIT of a group (WAL writes)' : 'SQLite: statements';
+  }
+  if (fn === '(garbage collector)') return 'garbage collection';
+  if (url.includes('/node_modules/')) return `library: ${url.replace(/^.*\/node_modules\//, '').split('/')[0]}`;
+  if (url.endsWith('/src/store/json.ts')) return 'JSON text of stored columns (src/store/json.ts)';
+  const layer = /\/src\/([a-z-]+)\//.exec(url)?.[1];
+  if (layer) return `src/${layer}`;
+  if (url.endsWith('/src/app.ts')) return 'src/app.ts (response JSON.stringify)';
+  return 'Node.js: HTTP, sockets, timers, other natives';
+}
+const byArea = new Map<string, number>();
+let busy = 0;
+for (const [id, t] of self) {
+  const node = byId.get(id);
+  const area = node ? areaOf(id, node) : null;
+  if (area === null) continue;
+  busy += t;
+  byArea.set(area, (byArea.get(area) ?? 0) + t);
+}
+process.stdout.write(`\nbusy time by area (of ${(busy / 1000).toFixed(0)} ms)\n`);
+for (const [area, t] of [...byArea].sort((a, b) => b[1] - a[1])) process.stdout.write(`${((t / busy) * 100).toFixed(1).padStart(5)} %  ${area}\n`);

@@ -36,7 +36,8 @@ import { postgresWalMeter, sqliteWalMeter } from './wal.ts';
 //   --profile               a CPU profile of each measured window (main thread of the first server) in
 //                           bench/results/profiles/<db>-x<processes>-<scenario>.cpuprofile (warm-up,
 //                           start-up and the other windows left out; summarise one with
-//                           `npx tsx bench/profile-summary.ts <file>`)
+//                           `npx tsx bench/profile-summary.ts <file>`); on SQLite also the WAL window's
+//                           frames per request by table and index
 
 interface Options {
   quick: boolean;
@@ -213,7 +214,7 @@ async function runScenarios(db: ThrowawayDatabase, servers: ProbedServer[], pool
           make,
           options.connections,
           Math.min(3000, sized(load.rps, options.quick ? 1 : 2)),
-          db.dialect === 'sqlite' ? sqliteWalMeter(db.file ?? '') : postgresWalMeter(db.url),
+          db.dialect === 'sqlite' ? sqliteWalMeter(db.file ?? '', { map: options.profile }) : postgresWalMeter(db.url),
         )
       : null;
     const row: ScenarioRow = {
@@ -236,6 +237,9 @@ async function runScenarios(db: ThrowawayDatabase, servers: ProbedServer[], pool
         `${row.ratio === null ? '' : `${(row.ratio * 100).toFixed(1)} % of empty  `}[${statuses}${load.errors ? ` errors×${load.errors}` : ''}]`,
     );
     log(`      ${formatCost(row)}`);
+    if (wal?.framesPerRequest) {
+      log(`      WAL frames per request by table/index: ${wal.framesPerRequest.filter((f) => f.frames >= 0.5).map((f) => `${f.object} ${f.frames.toFixed(1)}`).join(', ')}`);
+    }
     const lastRound = warmup.cpuUsPerRound[warmup.cpuUsPerRound.length - 1];
     if (lastRound !== undefined && cost.cpuUs < 0.9 * lastRound) log(`      note: the window cost ${((1 - cost.cpuUs / lastRound) * 100).toFixed(0)} % less CPU per request than the last warm-up round`);
   }

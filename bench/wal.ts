@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 
@@ -31,9 +32,15 @@ export interface WalReading {
   bytes: number;
   /** PostgreSQL: bytes the cluster wrote per second while this bench was idle, already subtracted. */
   backgroundPerSecond: number | null;
+  /**
+   * SQLite, when asked for (`sqliteWalMeter(file, { map: true })`): the window's frames by the table or
+   * index whose page each one holds, most first. Pages the window allocated (new leaves, overflow pages of
+   * large values) belong to no object yet in the snapshot the map is read from: '(new pages)'.
+   */
+  frames?: Array<{ object: string; frames: number; pages: number }>;
 }
 
-export function sqliteWalMeter(file: string): WalMeter {
+export function sqliteWalMeter(file: string, options: { map?: boolean } = {}): WalMeter {
   const control = new Database(file, { fileMustExist: true });
   control.pragma('busy_timeout = 10000');
   const pin = new Database(file, { fileMustExist: true, readonly: true });
@@ -58,8 +65,10 @@ export function sqliteWalMeter(file: string): WalMeter {
     },
     async stop() {
       const end = frames('PASSIVE');
+      // Read while the pin still holds every frame in the log and the database as it was before the window.
+      const map = options.map ? mapFrames(file, pageSize, pin) : undefined;
       pin.exec('commit');
-      return { bytes: (end.log - startFrames) * (pageSize + 24), backgroundPerSecond: null };
+      return { bytes: (end.log - startFrames) * (pageSize + 24), backgroundPerSecond: null, ...(map ? { frames: map } : {}) };
     },
     async close() {
       if (pin.inTransaction) pin.exec('commit');
@@ -67,6 +76,33 @@ export function sqliteWalMeter(file: string): WalMeter {
       control.close();
     },
   };
+}
+
+/**
+ * Which tables and indexes the log's frames belong to: each frame starts with a 24-byte header whose first
+ * four bytes are the page number (after the log's 32-byte header); `dbstat` names each page's owner. The
+ * log holds only the window's frames (it was emptied before), so this is where the window's WAL went.
+ */
+function mapFrames(file: string, pageSize: number, pin: Database.Database): Array<{ object: string; frames: number; pages: number }> {
+  const log = readFileSync(`${file}-wal`);
+  const framesByPage = new Map<number, number>();
+  for (let at = 32; at + 24 + pageSize <= log.length; at += 24 + pageSize) {
+    const page = log.readUInt32BE(at);
+    framesByPage.set(page, (framesByPage.get(page) ?? 0) + 1);
+  }
+  const owner = new Map<number, string>();
+  for (const row of pin.prepare('select name, pageno from dbstat').iterate() as Iterable<{ name: string; pageno: number }>) {
+    if (framesByPage.has(row.pageno)) owner.set(row.pageno, row.name);
+  }
+  const byObject = new Map<string, { frames: number; pages: number }>();
+  for (const [page, count] of framesByPage) {
+    const object = owner.get(page) ?? '(new pages)';
+    const entry = byObject.get(object) ?? { frames: 0, pages: 0 };
+    entry.frames += count;
+    entry.pages += 1;
+    byObject.set(object, entry);
+  }
+  return [...byObject].map(([object, e]) => ({ object, ...e })).sort((a, b) => b.frames - a.frames);
 }
 
 export function postgresWalMeter(url: string): WalMeter {
