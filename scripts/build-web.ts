@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-// Builds the console (web/) into web/dist, so `npm install && npm start` serve it with no extra command:
-// it runs as the root package's `postinstall`, and as `prestart` with --if-missing (an install made with
-// --ignore-scripts). web/ has its own package.json and lock: its dependencies are installed with `npm ci`
+// Builds the console and the customer cockpit (web/) into web/dist, so `npm install && npm start` serve
+// them with no extra command: it runs as the root package's `postinstall`, and as `prestart` with
+// --if-missing (an install made with --ignore-scripts). web/ has its own package.json and lock: its dependencies are installed with `npm ci`
 // there when its lock changed. A build is skipped when nothing it reads changed since the last one (a
 // fingerprint of the inputs is kept in web/dist), so a repeated install or test run costs ~nothing.
 //
@@ -60,7 +60,8 @@ function run(command: string, args: string[], cwd: string): void {
 }
 
 export function buildWeb(options: { ifMissing?: boolean } = {}): 'built' | 'fresh' {
-  if (options.ifMissing && existsSync(join(dist, 'index.html'))) return 'fresh';
+  // Both entries: a build from before the cockpit existed has the console only.
+  if (options.ifMissing && existsSync(join(dist, 'index.html')) && existsSync(join(dist, 'cockpit.html'))) return 'fresh';
   const lockHash = hashOf([join(web, 'package-lock.json')]);
   if (read(LOCK_STAMP) !== lockHash) {
     run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], web);
