@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Card, CopyButton, Divider, Group, Image, Progress, Stack, Text, Title, UnstyledButton } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
-import { cockpitApi, intentKey, type Brand, type Discount, type LoyaltyCard, type Reward, type Transaction, type Wallet } from './api.ts';
+import { CockpitError, cockpitApi, intentKey, type Brand, type Discount, type LoyaltyCard, type Reward, type Transaction, type Wallet } from './api.ts';
 import { LinkError, Loading, Shell } from './Shell.tsx';
 
 // The wallet: loyalty cards (balance, pending points, next expiry, tier and progress, rewards to redeem,
@@ -91,6 +91,12 @@ function RewardRow({ card, reward, brand }: { card: LoyaltyCard; reward: Reward;
       intent.current = null;
       setConfirming(false);
       await queryClient.invalidateQueries({ queryKey: ['wallet'] });
+    },
+    onError: (error) => {
+      // A refusal (4xx) redeemed nothing: the next tap is a new intent. Without an answer (the network),
+      // or while the first request still runs (409), it may have happened: the next tap asks again with
+      // the same key and gets its answer.
+      if (error instanceof CockpitError && error.status >= 400 && error.status < 500 && error.status !== 409) intent.current = null;
     },
   });
   const confirm = () => {
