@@ -9,7 +9,7 @@ const ResourceType = Type.Enum([...RESOURCE_TYPES]);
 
 const Flag = (description: string) => Type.Optional(Type.String({ description: `${description}; the value is ignored` }));
 
-const TextConditions = Type.Object(
+export const TextConditions = Type.Object(
   {
     $in: Type.Optional(Type.Array(Type.String(), { maxItems: 100, description: 'Equal to one of these' })),
     $not_in: Type.Optional(Type.Array(Type.String(), { maxItems: 100, description: 'Equal to none of these (or empty)' })),
@@ -25,7 +25,7 @@ const TextConditions = Type.Object(
   { additionalProperties: false },
 );
 
-const TypeConditions = Type.Object(
+export const TypeConditions = Type.Object(
   {
     $in: Type.Optional(Type.Array(ResourceType, { maxItems: 4 })),
     $not_in: Type.Optional(Type.Array(ResourceType, { maxItems: 4 })),

@@ -7,16 +7,16 @@ import { Nullable } from './common.ts';
 const Text = (description?: string) => Type.String({ maxLength: 1000, ...(description ? { description } : {}) });
 const In = (description?: string) => Type.Optional(Nullable(Text(description)));
 
-const BrandIn = Type.Object({
+export const BrandIn = Type.Object({
   name: In('Shown as the cockpit\'s title'),
   privacy_policy_url: In('http(s) URL'),
   terms_of_use_url: In('http(s) URL'),
   permission_reminder: In('Shown above the consents in the preference center'),
   website_url: In('http(s) URL (a bare host is read as https)'),
 });
-const AddressIn = Type.Object({ street: In(), city: In(), postal: In(), state: In(), country: In() });
-const ContactIn = Type.Object({ email: In('E-mail address'), phone: In() });
-const CockpitIn = Type.Object({
+export const AddressIn = Type.Object({ street: In(), city: In(), postal: In(), state: In(), country: In() });
+export const ContactIn = Type.Object({ email: In('E-mail address'), phone: In() });
+export const CockpitIn = Type.Object({
   logo_url: In('Absolute http(s) URL of the logo the cockpit shows'),
   primary_color: In('#rrggbb: header and buttons'),
   accent_color: In('#rrggbb: balances and highlights'),

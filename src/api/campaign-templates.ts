@@ -116,7 +116,7 @@ export const TierSetupBody = Type.Object({
 });
 export type TierSetupInput = Static<typeof TierSetupBody>;
 
-const CreatedResources = Type.Array(
+export const CreatedResources = Type.Array(
   Type.Object({ id: Type.String(), object: Type.Literal('validation_rules') }),
   { description: "The copies of the template's validation rules made for the new campaign or tier" },
 );

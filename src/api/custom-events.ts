@@ -10,13 +10,13 @@ const PropertyType = Type.Enum([...CUSTOM_EVENT_PROPERTY_TYPES]);
 const EventName = Type.String({ minLength: 1, maxLength: 300, description: 'The custom event name, 1–300 characters' });
 const PropertyName = Type.String({ minLength: 1, maxLength: 100 });
 
-const CreateProperty = Type.Object({
+export const CreateProperty = Type.Object({
   type: PropertyType,
   optional: Type.Boolean(),
   deleted: Type.Optional(Type.Boolean({ description: 'true soft-removes the property' })),
 });
 
-const UpdateProperty = Type.Object({
+export const UpdateProperty = Type.Object({
   type: Type.Optional(PropertyType),
   optional: Type.Optional(Type.Boolean()),
   deleted: Type.Optional(Type.Boolean({ description: 'true soft-removes the property; false restores it' })),

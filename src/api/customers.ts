@@ -6,7 +6,7 @@ import { DateOnly, DateOrDateTime, Limit, Metadata, Nullable } from './common.ts
 
 const Text = (description?: string) => Type.String({ maxLength: 1000, ...(description ? { description } : {}) });
 
-const AddressInput = Type.Object({
+export const AddressInput = Type.Object({
   city: Type.Optional(Nullable(Text())),
   state: Type.Optional(Nullable(Text())),
   line_1: Type.Optional(Nullable(Text())),
@@ -49,7 +49,7 @@ export const UpdateCustomerBody = Type.Object({
 });
 export type UpdateCustomerInput = Static<typeof UpdateCustomerBody>;
 
-const AddressOut = Type.Object({
+export const AddressOut = Type.Object({
   city: Nullable(Type.String()),
   state: Nullable(Type.String()),
   line_1: Nullable(Type.String()),
@@ -262,7 +262,7 @@ export const ListActivityQuery = Type.Object({
 });
 export type ListActivityInput = Static<typeof ListActivityQuery>;
 
-const EventSourceOut = Type.Object({
+export const EventSourceOut = Type.Object({
   channel: Type.Enum(['API', 'CLIENT_API', 'USER_PORTAL', 'CUSTOMER_COCKPIT', 'INTERNAL']),
   user: Type.Optional(Type.Object({ id: Type.String() })),
   api_key: Type.Optional(Type.Object({ name: Type.String(), app_id: Type.String() })),

@@ -9,13 +9,13 @@ import { StoredInteger } from './common.ts';
 const Money = (description: string) => StoredInteger('bigint', { minimum: 0, description });
 const Formula = Type.String({ minLength: 1, maxLength: 2000, description: 'Dynamic formula over order, customer and metadata values; evaluated at redemption' });
 
-const CatalogRef = Type.Object({
+export const CatalogRef = Type.Object({
   id: Type.Optional(Type.String({ minLength: 1 })),
   source_id: Type.Optional(Type.String({ minLength: 1 })),
   name: Type.Optional(Type.String()),
 });
 
-const UnitEntry = Type.Object({
+export const UnitEntry = Type.Object({
   unit_type: Type.String({ minLength: 1, description: 'Product or SKU id the units are of' }),
   unit_off: Type.Optional(StoredInteger('bigint', { minimum: 0 })),
   unit_off_formula: Type.Optional(Formula),

@@ -8,13 +8,13 @@ import { ExpirationRules } from './discounts.ts';
 // event needs and what a calculation requires is checked in src/domain/loyalty/earning.ts.
 
 /** A count the vendor examples sometimes send as a numeric string ("5"). */
-const Count = Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000_000_000 }), Type.String({ pattern: '^\\s*[0-9]{1,13}\\s*$' })], {
+export const Count = Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000_000_000 }), Type.String({ pattern: '^\\s*[0-9]{1,13}\\s*$' })], {
   description: 'Whole number, or a string of digits',
 });
 const Formula = Type.String({ minLength: 1, maxLength: 1000, description: 'Dynamic formula; its result, rounded, replaces the points figure' });
 const ItemObject = Type.Enum(['product', 'sku', 'products_collection']);
 
-const IncrementInput = Type.Object({
+export const IncrementInput = Type.Object({
   every: Type.Optional(Nullable(Count)),
   points: Type.Optional(Nullable(Count)),
   points_formula: Type.Optional(Nullable(Formula)),
@@ -56,7 +56,7 @@ export const LoyaltyInput = Type.Object(
   { description: 'FIXED points, or PROPORTIONAL points for every `every` of a metric (order amount, items, metadata)' },
 );
 
-const PendingPointsInput = Type.Object({
+export const PendingPointsInput = Type.Object({
   period_type: Type.Optional(Nullable(Type.Enum(['DAY']))),
   period_value: Type.Integer({ minimum: 1, maximum: 90, description: 'Days until the points become usable' }),
 });
@@ -103,7 +103,7 @@ export const ListEarningRulesQuery = Type.Object({
 });
 export type ListEarningRulesInput = Static<typeof ListEarningRulesQuery>;
 
-const IdRef = Nullable(Type.Object({ id: Type.String() }));
+export const IdRef = Nullable(Type.Object({ id: Type.String() }));
 
 export const EarningRuleObject = Type.Object({
   id: Type.String({ description: 'ern_…' }),

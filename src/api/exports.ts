@@ -12,7 +12,7 @@ export const EXPORT_STATUSES = ['SCHEDULED', 'IN_PROGRESS', 'DONE', 'ERROR'] as 
 const ExportedObject = Type.Enum([...EXPORTED_OBJECTS], { description: 'What to export' });
 
 /** What and how to export; the scoped export routes (a campaign's or a card's transactions, …) take it too. */
-const ExportParametersBody = Type.Object({
+export const ExportParametersBody = Type.Object({
   order: Type.Optional(
     Nullable(Type.String({ maxLength: 100, description: 'One of the orders the object offers (e.g. -created_at); a leading dash sorts descending' })),
   ),

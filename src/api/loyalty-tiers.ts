@@ -15,7 +15,7 @@ export const PointsMappingInput = Type.Object(
 const Mappings = (what: string) =>
   Type.Optional(Nullable(Type.Record(Type.String({ minLength: 1, maxLength: 255 }), PointsMappingInput, { description: `${what} id → mapping` })));
 
-const PointsRange = Type.Object({
+export const PointsRange = Type.Object({
   from: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 1_000_000_000_000, description: 'Lowest points of the tier; 0 when absent' }))),
   to: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 1_000_000_000_000, description: 'Highest points of the tier (inclusive); open when absent' }))),
 });
@@ -49,7 +49,7 @@ export const PageQuery = Type.Object({
 });
 export type PageInput = Static<typeof PageQuery>;
 
-const Range = Type.Object({ from: Type.Integer(), to: Nullable(Type.Integer()) });
+export const Range = Type.Object({ from: Type.Integer(), to: Nullable(Type.Integer()) });
 const MappingOut = Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()));
 
 export const TierObject = Type.Object({

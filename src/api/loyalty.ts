@@ -43,7 +43,7 @@ export const ListMembersQuery = Type.Object({
 });
 export type ListMembersInput = Static<typeof ListMembersQuery>;
 
-const LoyaltyCardMembers = Type.Object({
+export const LoyaltyCardMembers = Type.Object({
   points: Type.Integer({ description: 'Points ever added (starting points, additions, accruals, activations, transfers in)' }),
   balance: Type.Integer({ description: 'Spendable now' }),
   next_expiration_date: Type.Optional(Type.String({ format: 'date', description: 'Last usable day of the soonest-expiring points' })),
@@ -62,7 +62,7 @@ const CategoryOut = Type.Object({
   object: Type.Literal('category'),
 });
 
-const Asset = Type.Object({ id: Type.String(), url: Type.String({ description: 'Absolute URL of the image; accepts ?size=1..100&format=png|svg' }) });
+export const Asset = Type.Object({ id: Type.String(), url: Type.String({ description: 'Absolute URL of the image; accepts ?size=1..100&format=png|svg' }) });
 
 /** A loyalty card in the voucher form of seed 2.5. */
 export const LoyaltyCardObject = Type.Object(
@@ -182,7 +182,7 @@ export const MemberActivityQuery = Type.Object({
 });
 export type MemberActivityInput = Static<typeof MemberActivityQuery>;
 
-const MemberActivity = Type.Object({
+export const MemberActivity = Type.Object({
   id: Type.String(),
   type: Type.String({ description: 'Customer activity type, e.g. customer.voucher.loyalty_card.points_added' }),
   data: Type.Record(Type.String(), Type.Unknown(), { description: 'The event payload plus event_source' }),

@@ -84,7 +84,7 @@ export const MetadataSchemaList = Type.Object({
   total: Type.Integer(),
 });
 
-const LegacyPropertyOut = Type.Object(
+export const LegacyPropertyOut = Type.Object(
   {
     type: Type.Enum([...METADATA_TYPES]),
     array: Type.Boolean(),

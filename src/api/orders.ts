@@ -21,7 +21,7 @@ const CatalogPrice = Type.Number({
 });
 const Status = Type.Enum([...ORDER_STATUSES]);
 
-const SentProduct = Type.Object(
+export const SentProduct = Type.Object(
   {
     id: Type.Optional(Nullable(Id('prod_…'))),
     source_id: Type.Optional(Nullable(Id("The merchant's product id"))),
@@ -32,7 +32,7 @@ const SentProduct = Type.Object(
   { description: 'Names a catalog product, or describes one the catalog does not hold (catalog data wins for a known product)' },
 );
 
-const SentSku = Type.Object(
+export const SentSku = Type.Object(
   {
     id: Type.Optional(Nullable(Id('sku_…'))),
     source_id: Type.Optional(Nullable(Id("The merchant's SKU id"))),
@@ -115,7 +115,7 @@ export const OrderItemObject = Type.Object({
   metadata: Metadata,
 });
 
-const CustomerIdObject = Type.Object({ id: Type.String(), object: Type.Literal('customer') });
+export const CustomerIdObject = Type.Object({ id: Type.String(), object: Type.Literal('customer') });
 
 export const OrderObject = Type.Object({
   id: Type.String({ description: 'ord_…' }),

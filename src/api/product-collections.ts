@@ -6,7 +6,7 @@ import { FreeFormObject } from './free-form.ts';
 // ProductCollectionsProductsList). The AUTO_UPDATE filter is checked by src/domain/filters against the
 // product fields.
 
-const CollectionItem = Type.Object({
+export const CollectionItem = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 255, description: 'Product or SKU id (a source_id is accepted too)' }),
   object: Type.Enum(['product', 'sku']),
   product_id: Type.Optional(Type.String({ description: 'For SKUs: the parent product (answered; ignored on input)' })),
@@ -65,7 +65,7 @@ export const ListCollectionProductsQuery = Type.Object({
 });
 export type ListCollectionProductsInput = Static<typeof ListCollectionProductsQuery>;
 
-const ProductOut = Type.Object(
+export const ProductOut = Type.Object(
   {
     id: Type.String(),
     source_id: Nullable(Type.String()),
@@ -81,7 +81,7 @@ const ProductOut = Type.Object(
   { description: 'A product in the collection' },
 );
 
-const SkuOut = Type.Object(
+export const SkuOut = Type.Object(
   {
     id: Type.String(),
     source_id: Nullable(Type.String()),

@@ -18,7 +18,7 @@ const ImageUrl = Type.String({
   maxLength: 2048,
   description: 'Absolute http(s) URL of the image',
 });
-const ProductAttributes = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+export const ProductAttributes = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
   maxItems: 100,
   description: 'Names of the attributes whose values the SKUs give, e.g. ["color","size"]',
 });

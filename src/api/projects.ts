@@ -1,25 +1,25 @@
 import Type, { type Static } from 'typebox';
 import { Nullable, StoredInteger } from './common.ts';
 
-const NotificationSetting = Type.Object({
+export const NotificationSetting = Type.Object({
   email: Type.Optional(Type.Boolean()),
   in_app: Type.Optional(Type.Boolean()),
   emails: Type.Optional(Type.Array(Type.String())),
 });
 
-const UsageNotification = Type.Object({
+export const UsageNotification = Type.Object({
   enabled: Type.Optional(Type.Boolean()),
   value: Type.Optional(Type.Integer({ minimum: 10, maximum: 90 })),
   in_app: Type.Optional(Type.Boolean()),
   emails: Type.Optional(Type.Array(Type.String())),
 });
 
-const RateLimit = Type.Object({
+export const RateLimit = Type.Object({
   value: StoredInteger('bigint', { minimum: 1 }),
   duration: Type.String({ pattern: '^P(T?\\d+[SMHD])+$', description: 'ISO 8601 duration, e.g. PT1M' }),
 });
 
-const Limits = Type.Object(
+export const Limits = Type.Object(
   {
     api_calls: Type.Optional(Type.Array(RateLimit, { maxItems: 5 })),
     bulk_api_calls: Type.Optional(Type.Array(RateLimit, { maxItems: 5 })),
@@ -98,8 +98,8 @@ export const UpdateProjectBody = Type.Object({
 });
 export type UpdateProjectInput = Static<typeof UpdateProjectBody>;
 
-const NotificationOut = Type.Object({ email: Type.Boolean(), in_app: Type.Boolean(), emails: Type.Array(Type.String()) });
-const UsageOut = Type.Object({
+export const NotificationOut = Type.Object({ email: Type.Boolean(), in_app: Type.Boolean(), emails: Type.Array(Type.String()) });
+export const UsageOut = Type.Object({
   enabled: Type.Boolean(),
   value: Type.Integer(),
   in_app: Type.Boolean(),
@@ -135,7 +135,7 @@ export const ProjectObject = Type.Object({
   object: Type.Literal('project'),
 });
 
-const KeyPairOut = Type.Object({ app_id: Type.String(), app_token: Type.String() });
+export const KeyPairOut = Type.Object({ app_id: Type.String(), app_token: Type.String() });
 
 export const CreatedProjectObject = Type.Intersect([
   ProjectObject,

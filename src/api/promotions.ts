@@ -103,7 +103,7 @@ export type PromotionTierListOut = Static<typeof PromotionTierList>;
 
 // ---- stacks ----
 
-const StackTiers = Type.Object({
+export const StackTiers = Type.Object({
   ids: Type.Array(Type.String({ minLength: 1, description: 'promo_… of the campaign' }), {
     minItems: 1,
     maxItems: 30,

@@ -7,7 +7,7 @@ import { VoucherObject } from './vouchers.ts';
 
 export const MAX_PUBLISHED_AT_ONCE = 50;
 
-const PublicationCampaign = Type.Object({
+export const PublicationCampaign = Type.Object({
   name: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'Campaign name (an id is accepted too)' }))),
   id: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
   count: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: MAX_PUBLISHED_AT_ONCE, description: 'How many vouchers to publish at once' }))),
@@ -40,7 +40,7 @@ export const CreatePublicationByQuery = Type.Object({
 });
 export type CreatePublicationByQueryInput = Static<typeof CreatePublicationByQuery>;
 
-const SimpleCustomer = Type.Object({
+export const SimpleCustomer = Type.Object({
   id: Type.String(),
   source_id: Nullable(Type.String()),
   name: Nullable(Type.String()),

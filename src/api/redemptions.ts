@@ -102,7 +102,7 @@ export type SessionInputType = Static<typeof SessionInput>;
 
 export const EXPAND_OPTIONS = ['order', 'redeemable', 'redemption', 'category'] as const;
 
-const Options = Type.Object({
+export const Options = Type.Object({
   expand: Type.Optional(Nullable(Type.Array(Type.Enum(EXPAND_OPTIONS), { maxItems: 10 }))),
 });
 
@@ -131,7 +131,7 @@ const CategoryOut = Type.Object({
   stacking_rules_type: Type.Optional(Type.Enum(['JOINT', 'EXCLUSIVE'])),
 });
 
-const SimpleCustomerOut = Type.Object({
+export const SimpleCustomerOut = Type.Object({
   id: Type.String(),
   name: Nullable(Type.String()),
   email: Nullable(Type.String()),
@@ -139,7 +139,7 @@ const SimpleCustomerOut = Type.Object({
   metadata: Metadata,
   object: Type.Literal('customer'),
 });
-const ResultList = Type.Object({ data: Type.Array(Loose('applicable_to entry with order_item_indices')), total: Type.Integer(), object: Type.Literal('list'), data_ref: Type.Literal('data') });
+export const ResultList = Type.Object({ data: Type.Array(Loose('applicable_to entry with order_item_indices')), total: Type.Integer(), object: Type.Literal('list'), data_ref: Type.Literal('data') });
 
 export const ValidationEntry = Type.Object(
   {
@@ -163,7 +163,7 @@ export type ValidationEntryOut = Static<typeof ValidationEntry>;
 
 const CalculatedOrder = Loose('Calculated order with its discounts; id only when an existing order was named');
 
-const SessionEcho = Type.Object({ key: Type.String(), type: Type.Literal('LOCK'), ttl: Type.Number(), ttl_unit: Type.Enum(TTL_UNITS) });
+export const SessionEcho = Type.Object({ key: Type.String(), type: Type.Literal('LOCK'), ttl: Type.Number(), ttl_unit: Type.Enum(TTL_UNITS) });
 
 export const ValidationResponse = Type.Object({
   id: Type.String({ description: 'valid_…' }),
@@ -425,7 +425,7 @@ export type PromotionsValidationOut = Static<typeof PromotionsValidation>;
 
 export const TierParams = Type.Object({ promotionTierId: Type.String({ minLength: 1 }) });
 
-const QueryCustomer = Type.Object(
+export const QueryCustomer = Type.Object(
   { id: Type.Optional(Type.String({ minLength: 1 })), source_id: Type.Optional(Type.String({ minLength: 1 })), metadata: Type.Optional(Metadata) },
   { additionalProperties: true, ...FREE_FORM_MARK },
 );

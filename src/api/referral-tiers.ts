@@ -6,7 +6,7 @@ import { Limit, Metadata, Nullable, StoredInteger } from './common.ts';
 // `referral_program.referee_reward`, plus DISCOUNT_VOUCHER (a coupon published to the referrer). Which
 // members a type needs (amount for points and credits, none for a coupon) is checked by the service.
 
-const RewardParentInput = Type.Object({
+export const RewardParentInput = Type.Object({
   id: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'Reward campaign id (camp_…)' }))),
   name: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'Reward campaign name, when no id is given' }))),
   object: Type.Optional(Nullable(Type.Enum(['CAMPAIGN']))),

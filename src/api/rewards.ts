@@ -11,18 +11,18 @@ const Id = (description: string) => Type.String({ minLength: 1, maxLength: 255, 
 /** The vendor's request schema types ratios as strings while its examples send numbers; both are read. */
 const Ratio = (description: string) => Type.Union([Type.Number(), Type.String({ pattern: '^\\s*[0-9]+(\\.[0-9]+)?\\s*$' })], { description });
 
-const CampaignParameters = Type.Object({
+export const CampaignParameters = Type.Object({
   id: Type.Optional(Id('Campaign id or name: the coupons, gift cards or loyalty cards handed out')),
   balance: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 1_000_000_000_000, description: 'Points (loyalty) or minor units (gift cards) added' }))),
   type: Type.Optional(Nullable(Type.Enum(['DISCOUNT_COUPONS', 'GIFT_VOUCHERS', 'LOYALTY_PROGRAM'], { description: 'Output; follows the campaign' }))),
 });
 
-const CoinParameters = Type.Object({
+export const CoinParameters = Type.Object({
   exchange_ratio: Type.Optional(Ratio('Cash value (major units) of points_ratio points')),
   points_ratio: Type.Optional(Nullable(Ratio('Points that are worth exchange_ratio; 1 when absent'))),
 });
 
-const ProductParameters = Type.Object({
+export const ProductParameters = Type.Object({
   id: Type.Optional(Id('Product id or source_id')),
   sku_id: Type.Optional(Nullable(Id('SKU id or source_id of the product'))),
   sku: Type.Optional(Nullable(Id('SDK spelling of sku_id'))),
@@ -37,7 +37,7 @@ export const RewardParameters = Type.Object(
   { description: 'Exactly one member: campaign (CAMPAIGN), coin (COIN) or product (MATERIAL)' },
 );
 
-const Attributes = Type.Object({
+export const Attributes = Type.Object({
   image_url: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: 'HTTPS URL of a .png or .jpg' }))),
   description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
 });
@@ -101,12 +101,12 @@ export const RewardList = Type.Object({
 
 // ---- assignments ----
 
-const LoyaltyParameters = Type.Object({
+export const LoyaltyParameters = Type.Object({
   points: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000_000_000, description: 'Price in points' }))),
   auto_redeem: Type.Optional(Nullable(Type.Boolean({ description: 'Redeem automatically once the balance reaches the price; one per campaign' }))),
 });
 
-const AssignmentParameters = Type.Object({ loyalty: Type.Optional(Nullable(LoyaltyParameters)) });
+export const AssignmentParameters = Type.Object({ loyalty: Type.Optional(Nullable(LoyaltyParameters)) });
 
 const AssignmentFields = {
   parameters: Type.Optional(Nullable(AssignmentParameters)),

@@ -69,13 +69,13 @@ export const ApplicableToEntry = Type.Object(
   { additionalProperties: true, ...FREE_FORM_MARK, description: 'Further vendor limit members (product_*_quantity_limit …) are kept and echoed' },
 );
 
-const ApplicableToInput = Type.Object({
+export const ApplicableToInput = Type.Object({
   included: Type.Optional(Nullable(Type.Array(ApplicableToEntry, { maxItems: 100 }))),
   excluded: Type.Optional(Nullable(Type.Array(ApplicableToEntry, { maxItems: 100 }))),
   included_all: Type.Optional(Nullable(Type.Boolean())),
 });
 
-const ErrorMessage = Type.Object({ message: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))) });
+export const ErrorMessage = Type.Object({ message: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))) });
 
 const RulesMember = FreeFormObject({
   description:
@@ -102,7 +102,7 @@ export const UpdateValidationRuleBody = Type.Object(
 );
 export type UpdateValidationRuleInput = Static<typeof UpdateValidationRuleBody>;
 
-const ApplicableToOut = Type.Object({
+export const ApplicableToOut = Type.Object({
   included: Type.Array(ApplicableToEntry),
   excluded: Type.Array(ApplicableToEntry),
   included_all: Type.Boolean(),

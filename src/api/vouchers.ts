@@ -9,7 +9,7 @@ import { Discount, ExpirationRules, Gift } from './discounts.ts';
 const Code = Type.String({ minLength: 1, maxLength: 200, description: 'The voucher code (letters, digits and special characters)' });
 
 /** A card's points when a loyalty card is created; the other members the vendor echoes are output only. */
-const LoyaltyCardInput = Type.Object({
+export const LoyaltyCardInput = Type.Object({
   points: Type.Optional(Nullable(StoredInteger('bigint', { minimum: 0, description: 'Points the card starts with' }))),
   expiration_rules: Type.Optional(ExpirationRules),
 });

@@ -48,7 +48,7 @@ export const ListDeliveriesQuery = Type.Object({
 });
 export type ListDeliveriesInput = Static<typeof ListDeliveriesQuery>;
 
-const AttemptOut = Type.Object({
+export const AttemptOut = Type.Object({
   attempt: Type.Integer({ minimum: 1, description: 'The attempt\'s number over the delivery\'s life, re-sends included: 1, 2, 3 …' }),
   series_attempt: Type.Integer({ minimum: 1, description: 'Its number within its series (the first sending, or one re-send); 1 on a re-send\'s first try. Retry delays and the 12-attempt limit count within a series' }),
   at: Type.String({ format: 'date-time' }),

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { FREE_FORM, FREE_FORM_LIMITS, freeFormProblem } from '../../src/api/free-form.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { withRefsInlined } from '../helpers/openapi-refs.ts';
 
 // Free-form JSON (metadata, attributes, rule objects, filters, vendor members kept as sent) is held to
 // FREE_FORM_LIMITS when it is written, and text that a database cannot keep (NUL, lone surrogates) is
@@ -165,7 +166,7 @@ describe('free-form JSON limits', () => {
   test('every free-form member of a request body is marked, so the limits reach it', async () => {
     // A member whose content the schema leaves open (any value, any members, undeclared members kept)
     // must carry the marker itself or sit inside a marked member.
-    const doc = (await t.request('GET', '/openapi.json', { headers: {} })).body;
+    const doc = withRefsInlined((await t.request('GET', '/openapi.json', { headers: {} })).body);
     const unmarked = new Set<string>();
     type Node = Record<string, unknown>;
     const open = (s: Node) => Object.keys(s).every((k) => ['description', 'title', 'default', 'examples', FREE_FORM].includes(k));

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { lenientBodyKind, metadataPaths } from '../../src/http/plugins/request-leniency.ts';
 import { loadVendorOpenApi, vendorOpenApiPath } from '../../scripts/lib/vendor-openapi.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { withRefsInlined } from '../helpers/openapi-refs.ts';
 
 // One leniency rule for the whole API (src/http/plugins/request-leniency.ts): where an operation requires
 // no body members, a missing or empty body, `null`, or a bare JSON value counts as no body.
@@ -124,7 +125,7 @@ describe('request leniency: bodies that carry nothing', () => {
   });
 
   test('every operation that requires no body members accepts null in place of a body (the rule is applied in one place)', async () => {
-    const doc = (await t.request('GET', '/openapi.json')).body;
+    const doc = withRefsInlined((await t.request('GET', '/openapi.json')).body);
     let tried = 0;
     for (const [path, item] of Object.entries<Json>(doc.paths)) {
       for (const [method, operation] of Object.entries<Json>(item)) {
@@ -204,7 +205,7 @@ describe('metadata: null means no metadata, wherever a route takes metadata', ()
 
   test('every served vendor operation whose request schema allows metadata null takes it (normalised, or null allowed where it is not a metadata object)', { skip: vendorOpenApiPath() === null && 'the vendor OpenAPI document is not on this machine' }, async () => {
     const ours = new Map<string, Json>();
-    for (const [path, item] of Object.entries<Json>((await t.request('GET', '/openapi.json')).body.paths)) {
+    for (const [path, item] of Object.entries<Json>(withRefsInlined((await t.request('GET', '/openapi.json')).body).paths)) {
       for (const [method, operation] of Object.entries<Json>(item)) {
         const schema = operation?.requestBody?.content?.['application/json']?.schema;
         if (schema) ours.set(`${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`, schema);

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { NAMED_SCHEMAS } from '../../api/components.ts';
 import { lenientBodyKind } from './request-leniency.ts';
 
 // The OpenAPI document is generated from the route schemas (so it cannot describe a route that does not
@@ -19,6 +20,10 @@ export const OPENAPI_INFO = {
 };
 
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
+  // The named schemas the operations refer to, filled as the generator walks the routes.
+  const components: Record<string, unknown> = {};
+  // One example per named schema an operation takes or answers (components/examples).
+  const examples: Record<string, unknown> = {};
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -53,24 +58,31 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
                 ? [{ ConsoleSession: [] }]
                 : [];
       const withSecurity = route.config?.auth === 'public' || area.length === 0 ? schema : { ...schema, security: area };
-      return { schema: withSecurity, url };
+      return { schema: withComponentRefs(withSecurity, components), url };
     },
     // The generator marks every request body required; where an operation requires no members, the
     // leniency rule (./request-leniency.ts) takes a request without one, and the document says so.
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
       const { openapiObject } = documentObject;
+      openapiObject.components = { ...openapiObject.components, schemas: sortedByName(components) as Record<string, object>, responses: { Error: ERROR_RESPONSE } };
       for (const operations of Object.values(openapiObject.paths ?? {})) {
-        for (const operation of Object.values(operations as Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> } }>)) {
+        for (const operation of Object.values(operations as Record<string, DocumentOperation>)) {
           const body = operation?.requestBody;
-          if (body?.content?.['application/json'] && lenientBodyKind(body.content['application/json'].schema) !== null) body.required = false;
+          if (body?.content?.['application/json'] && lenientBodyKind(resolved(body.content['application/json'].schema, components)) !== null) body.required = false;
+          // Every error answer has the one error body: one shared response instead of a copy per status.
+          for (const [status, response] of Object.entries(operation?.responses ?? {})) {
+            if (Number(status) >= 400 && isErrorResponse(response)) (operation.responses as Record<string, unknown>)[status] = { $ref: '#/components/responses/Error' };
+          }
+          addExamples(operation, components, examples);
         }
       }
+      openapiObject.components.examples = sortedByName(examples) as Record<string, object>;
       return openapiObject;
     },
   });
 
-  // Built once: the document only changes with the code, and it is large (every schema inline).
+  // Built once: the document only changes with the code.
   let document: string | null = null;
   const openapiJson = () => (document ??= JSON.stringify(app.swagger()));
   app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
@@ -92,6 +104,165 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
     reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=86400');
     return createReadStream(REDOC_BUNDLE);
   });
+}
+
+// ---- named schemas ----
+
+// Each named schema of the contract (src/api/components.ts) is declared once under components/schemas
+// and referred to with `$ref` from request bodies and responses. A schema is recognised by its content,
+// so a `Type.Optional` copy of a named schema is the same component.
+const COMPONENT_BY_CONTENT = new Map<string, string>();
+for (const [name, schema] of NAMED_SCHEMAS) if (!COMPONENT_BY_CONTENT.has(JSON.stringify(schema))) COMPONENT_BY_CONTENT.set(JSON.stringify(schema), name);
+
+const contentOf = new WeakMap<object, string>();
+function componentNameOf(node: object): string | undefined {
+  let text = contentOf.get(node);
+  if (text === undefined) {
+    text = JSON.stringify(node);
+    contentOf.set(node, text);
+  }
+  return COMPONENT_BY_CONTENT.get(text);
+}
+
+/** A copy of `node` with every named schema in it replaced by a `$ref`, each named schema put into `components`. */
+function liftNamed(node: unknown, components: Record<string, unknown>): unknown {
+  if (Array.isArray(node)) return node.map((item) => liftNamed(item, components));
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    out[key] =
+      key === 'properties' && typeof value === 'object' && value !== null
+        ? Object.fromEntries(Object.entries(value).map(([member, schema]) => [member, liftNamed(schema, components)]))
+        : liftNamed(value, components);
+  }
+  const name = componentNameOf(node);
+  if (name === undefined) return out;
+  components[name] ??= out;
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+/** The route schema with its body and responses referring to named schemas. */
+function withComponentRefs<T extends { body?: unknown; response?: unknown }>(schema: T, components: Record<string, unknown>): T {
+  const out = { ...schema };
+  if (schema.body !== undefined) out.body = liftNamed(schema.body, components);
+  if (typeof schema.response === 'object' && schema.response !== null) {
+    out.response = Object.fromEntries(Object.entries(schema.response).map(([status, response]) => [status, liftNamed(response, components)]));
+  }
+  return out;
+}
+
+interface DocumentOperation {
+  parameters?: Array<{ in?: string; schema?: unknown; example?: unknown }>;
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
+  responses?: Record<string, unknown>;
+}
+
+const ERROR_REF = '#/components/schemas/Error';
+const ERROR_RESPONSE = { description: 'Error: the standard body (code, key, message, details, request_id)', content: { 'application/json': { schema: { $ref: ERROR_REF } } } };
+
+function isErrorResponse(response: unknown): boolean {
+  const content = (response as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined)?.content;
+  return content !== undefined && Object.keys(content).length === 1 && content['application/json']?.schema?.$ref === ERROR_REF;
+}
+
+/** The schema a `$ref` to a named schema stands for (other schemas as they are). */
+function resolved(schema: unknown, components: Record<string, unknown>): unknown {
+  const ref = (schema as { $ref?: unknown } | undefined)?.$ref;
+  return typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? components[ref.slice('#/components/schemas/'.length)] : schema;
+}
+
+// ---- examples ----
+
+// Every operation shows an example of what it answers (and of the body it takes): drawn from the schema
+// (its declared default or first enum value, a sample of each format, every member), so it always
+// matches the schema. An example of a named schema is declared once under components/examples.
+
+const FORMAT_SAMPLES: Record<string, string> = {
+  'date-time': '2026-01-15T09:30:00.000Z',
+  date: '2026-01-15',
+  'date-or-date-time': '2026-01-15T09:30:00.000Z',
+  time: '09:30:00',
+  email: 'ada@example.com',
+  uri: 'https://shop.example.com/path',
+  duration: 'P1D',
+};
+
+function sampleOf(schema: unknown, components: Record<string, unknown>, depth = 0): unknown {
+  if (typeof schema !== 'object' || schema === null || depth > 12) return null;
+  const node = schema as Record<string, unknown>;
+  if (typeof node.$ref === 'string') return sampleOf(resolved(node, components), components, depth + 1);
+  if (node.const !== undefined) return node.const;
+  if (node.default !== undefined) return node.default;
+  if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum[0];
+  const branches = (Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : Array.isArray(node.allOf) ? node.allOf : null) as unknown[] | null;
+  if (branches) {
+    const useful = branches.find((b) => (b as { type?: unknown } | null)?.type !== 'null') ?? branches[0];
+    return sampleOf(useful, components, depth + 1);
+  }
+  const type = Array.isArray(node.type) ? node.type.find((t) => t !== 'null') : node.type;
+  switch (type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [member, sub] of Object.entries((node.properties as Record<string, unknown> | undefined) ?? {})) out[member] = sampleOf(sub, components, depth + 1);
+      return out;
+    }
+    case 'array':
+      return node.maxItems === 0 || node.items === undefined ? [] : [sampleOf(node.items, components, depth + 1)];
+    case 'string': {
+      const format = typeof node.format === 'string' ? FORMAT_SAMPLES[node.format] : undefined;
+      if (format) return format;
+      const minLength = typeof node.minLength === 'number' ? node.minLength : 0;
+      return 'string'.padEnd(minLength, 'x');
+    }
+    case 'integer':
+    case 'number':
+      return typeof node.minimum === 'number' && node.minimum > 0 ? node.minimum : 0;
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    default:
+      return {};
+  }
+}
+
+type MediaObject = { schema?: unknown; example?: unknown; examples?: Record<string, unknown> };
+
+/** Sets the media object's example: a reference to the named schema's example, or one drawn inline. */
+function setExample(media: MediaObject, components: Record<string, unknown>, examples: Record<string, unknown>): void {
+  const ref = (media.schema as { $ref?: unknown } | undefined)?.$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+    const name = ref.slice('#/components/schemas/'.length);
+    examples[name] ??= { summary: name, value: sampleOf(media.schema, components) };
+    media.examples = { [name]: { $ref: `#/components/examples/${name}` } };
+  } else {
+    media.example = sampleOf(media.schema, components);
+  }
+}
+
+function addExamples(operation: DocumentOperation, components: Record<string, unknown>, examples: Record<string, unknown>): void {
+  let shown = false;
+  // The JSON body, or the one other kind an operation takes (the OAuth form).
+  const content = operation.requestBody?.content ?? {};
+  const body = (content['application/json'] ?? Object.values(content)[0]) as MediaObject | undefined;
+  if (body?.schema) {
+    setExample(body, components, examples);
+    shown = true;
+  }
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    if (!status.startsWith('2')) continue;
+    const media = (response as { content?: Record<string, MediaObject> }).content?.['application/json'];
+    if (media?.schema) {
+      setExample(media, components, examples);
+      shown = true;
+    }
+  }
+  // An operation that takes and answers no JSON (a delete answering 204) shows example path values.
+  if (!shown) for (const parameter of operation.parameters ?? []) if (parameter.in === 'path') parameter.example = sampleOf(parameter.schema, components);
+}
+
+function sortedByName(components: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 // The API reference at /docs is Redoc (README "API reference"): a maintained renderer, served from our

@@ -1,5 +1,6 @@
 import type { HttpClient } from '../../../scripts/lib/http-client.ts';
 import { isObject, type JsonObject } from '../../../scripts/lib/json.ts';
+import { withRefsInlined } from '../../helpers/openapi-refs.ts';
 
 // The route list comes from the running server's own OpenAPI document, read at run time: a route added
 // tomorrow is swept tomorrow without anyone touching this suite.
@@ -41,7 +42,7 @@ export async function loadOperations(http: HttpClient): Promise<Operation[]> {
   const res = await http.request({ method: 'GET', path: '/openapi.json' });
   if (res.status !== 200 || !isObject(res.body) || !isObject(res.body.paths)) throw new Error(`GET /openapi.json → ${res.status}`);
   const operations: Operation[] = [];
-  for (const [path, item] of Object.entries(res.body.paths)) {
+  for (const [path, item] of Object.entries(withRefsInlined(res.body as { paths: Record<string, unknown> }).paths)) {
     if (!isObject(item)) continue;
     for (const [method, raw] of Object.entries(item)) {
       if (!isObject(raw) || !['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
