@@ -80,7 +80,7 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
   installRequestLeniency(app);
 
   const authenticator = new Authenticator(deps);
-  installAuth(app, authenticator);
+  const sessionPermissions = installAuth(app, authenticator);
   installRateLimits(app, authenticator, deps.clock);
   installIdempotency(app, deps.db, deps.clock);
   // SQLite commits do not wait for the disk (group commit, src/store/sqlite-group-commit.ts and
@@ -112,7 +112,7 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
     }
   });
 
-  await registerRoutes(app, { deps, authenticator });
+  await registerRoutes(app, { deps, authenticator, sessionPermissions });
   await app.ready();
   return app;
 }

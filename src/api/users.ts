@@ -87,6 +87,10 @@ export const ConsoleSession = Type.Object({
   projects: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), role: Type.String() })),
   csrf_token: Type.String({ description: 'Send it back in the X-CSRF-Token header with every change' }),
   expires_at: Type.String(),
+  permissions: Type.Array(Type.String(), {
+    description:
+      "What the role may call with this session, as `METHOD /route/:pattern` (e.g. `POST /v1/campaigns/:campaignId/disable`; `:projectId` is the session's project). The server refuses anything else with missing_required_permission",
+  }),
 });
 
 export const SetupStatus = Type.Object({

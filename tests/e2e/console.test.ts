@@ -182,16 +182,23 @@ describe('console in a browser', { skip: BROWSER_MISSING }, () => {
   });
 
   test('a VIEWER can look but not change: the server refuses and the page says why', async () => {
-    await addUser(t, 'viewer@shop.example.com', 'VIEWER', 'viewer-password-1');
+    // The console offers a VIEWER no change at all (tests/browser/console-roles.test.ts); here a USER's
+    // page is open when an ADMIN makes them a VIEWER, so the page still offers Disable.
+    await addUser(t, 'viewer@shop.example.com', 'USER', 'viewer-password-1');
     const viewer = await openBrowser();
     try {
       await signInThroughPage(viewer.page, t.url, 'viewer@shop.example.com', 'viewer-password-1');
-      assert.equal(await viewer.page.getByTestId('role').textContent(), 'VIEWER');
       await viewer.page.goto(`${t.url}/dashboard/campaigns/${campaignId}`);
-      await viewer.page.getByRole('button', { name: 'Disable' }).click();
+      const disable = viewer.page.getByRole('button', { name: 'Disable' });
+      await disable.waitFor();
+      const demoted = await t.request('PUT', `/management/v1/projects/${t.projectId}/users/viewer@shop.example.com`, { headers: t.managementHeaders(), json: { role: 'VIEWER' } });
+      assert.equal(demoted.status, 200, demoted.text);
+      await disable.click();
       const refusal = viewer.page.getByTestId('error-alert');
       await refusal.waitFor();
       assert.match((await refusal.textContent()) ?? '', /Your role VIEWER may not POST \/v1\/campaigns\/:campaignId\/disable/);
+      await disable.waitFor({ state: 'detached' });
+      assert.equal(await viewer.page.getByTestId('role').textContent(), 'VIEWER', 'the page read the session again and offers the VIEWER nothing to change');
       await screenshot(viewer.page, 'viewer-refused');
       const campaign = await t.request('GET', `/v1/campaigns/${campaignId}`);
       assert.equal(campaign.body.active, true, 'nothing changed');

@@ -1,7 +1,8 @@
 // What each console role may do. A signed-in console user acts on the same routes as API clients; the
 // HTTP layer asks `roleAllows` with the route's pattern (`/v1/campaigns/:campaignId`) before the handler
 // runs, so the rule holds for every client, not only for the buttons the console shows. The console
-// imports this file too, to hide what the role may not do.
+// session lists the registered routes this allows its role (src/http/plugins/auth.ts), and the console
+// offers only those.
 //
 // The vendor's four predefined roles:
 // - ADMIN: everything in the project, including its settings, API keys (see and rotate), webhooks, schemas

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parse as parseCookies } from 'cookie';
-import { roleAllows } from '../../domain/auth/roles.ts';
+import { roleAllows, type Role } from '../../domain/auth/roles.ts';
 import { domainError, errors } from '../../domain/errors.ts';
 import { eventSourceOf, type Authenticator, type Principal } from '../../services/auth/authenticator.ts';
 import type { Actor } from '../../services/context.ts';
@@ -147,11 +147,26 @@ export function managementActorOf(request: FastifyRequest): Omit<Actor, 'project
   return { requestId: request.id, source: eventSourceOf(principal) };
 }
 
-export function installAuth(app: FastifyInstance, authenticator: Authenticator): void {
+/** The areas where a console session acts (see `authenticate`). */
+const SESSION_MODES: ReadonlySet<AuthMode> = new Set<AuthMode>(['server', 'server-or-download-token', 'management', 'console']);
+const ACTION_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * What `role` may call among the routes a console session reaches, as `METHOD /route/:pattern`: the
+ * console session carries this list so the page offers only these actions. It is `roleAllows` applied to
+ * the registered routes, the same check `authorizeSession` makes on every request.
+ */
+export type SessionPermissions = (role: Role) => readonly string[];
+
+export function installAuth(app: FastifyInstance, authenticator: Authenticator): SessionPermissions {
   app.decorateRequest('principal', null);
+  const sessionRoutes = new Set<string>();
   app.addHook('onRoute', (route) => {
     const mode = route.config?.auth ?? defaultAuthMode(route.url);
     if (mode === 'public') return;
+    if (SESSION_MODES.has(mode)) {
+      for (const method of [route.method].flat()) if (ACTION_METHODS.has(method)) sessionRoutes.add(`${method} ${route.url}`);
+    }
     const hook = async (request: FastifyRequest) => {
       const principal = await authenticate(authenticator, mode, request);
       if (principal?.kind === 'user') authorizeSession(authenticator, request, principal);
@@ -160,4 +175,14 @@ export function installAuth(app: FastifyInstance, authenticator: Authenticator):
     const existing = route.onRequest;
     route.onRequest = existing === undefined ? [hook] : [hook, ...(Array.isArray(existing) ? existing : [existing])];
   });
+  // Asked only once requests arrive, when every route is registered.
+  const byRole = new Map<Role, readonly string[]>();
+  return (role) => {
+    let allowed = byRole.get(role);
+    if (allowed === undefined) {
+      allowed = [...sessionRoutes].filter((entry) => roleAllows(role, entry.slice(0, entry.indexOf(' ')), entry.slice(entry.indexOf(' ') + 1))).sort();
+      byRole.set(role, allowed);
+    }
+    return allowed;
+  };
 }

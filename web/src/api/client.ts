@@ -26,6 +26,7 @@ export class ApiError extends Error {
 
 let csrfToken: string | null = null;
 const unauthorizedListeners = new Set<() => void>();
+const refusedListeners = new Set<() => void>();
 
 export function setCsrfToken(token: string | null): void {
   csrfToken = token;
@@ -35,6 +36,15 @@ export function setCsrfToken(token: string | null): void {
 export function onUnauthorized(listener: () => void): () => void {
   unauthorizedListeners.add(listener);
   return () => unauthorizedListeners.delete(listener);
+}
+
+/**
+ * Called when the API refuses a change for the role (403 missing_required_permission): the page offered
+ * it, so the role has changed since the session was read (an ADMIN changed it).
+ */
+export function onRoleRefused(listener: () => void): () => void {
+  refusedListeners.add(listener);
+  return () => refusedListeners.delete(listener);
 }
 
 function csrfFromCookie(): string | null {
@@ -78,6 +88,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
         ? (parsed as ErrorBody)
         : { code: response.status, key: 'unexpected_answer', message: `The server answered ${response.status}`, details: text.slice(0, 200) };
     if (response.status === 401 && !path.startsWith('/console/v1/session')) for (const listener of unauthorizedListeners) listener();
+    if (response.status === 403 && errorBody.key === 'missing_required_permission' && method !== 'GET') for (const listener of refusedListeners) listener();
     throw new ApiError(response.status, errorBody);
   }
   return parsed as T;

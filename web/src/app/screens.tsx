@@ -14,21 +14,25 @@ import { WebhooksPage } from '../pages/webhooks/webhooks.tsx';
 import { VoucherPage, VouchersPage } from '../pages/vouchers/list.tsx';
 
 // The console's screens: where each lives and which API route it reads (the navigation shows a section
-// only when the role may read it).
+// only when the role may read it). A screen with `needs` opens only for a role that may call that route;
+// others get a short explanation (or, at the home page, the first section they may open).
 
 export interface Screen {
   path: string;
   element: React.ReactNode;
+  needs?: readonly ['GET' | 'POST', string];
 }
 
+const CREATES_CAMPAIGN = ['POST', '/v1/campaigns'] as const;
+
 export const SCREENS: Screen[] = [
-  { path: '/', element: <HomePage /> },
+  { path: '/', element: <HomePage />, needs: ['GET', '/v1/reports/daily'] },
   { path: '/campaigns', element: <CampaignsPage /> },
-  { path: '/campaigns/new', element: <NewCampaignPage /> },
-  { path: '/campaigns/new/promotion', element: <NewPromotionPage /> },
-  { path: '/campaigns/new/gift', element: <NewGiftCampaignPage /> },
-  { path: '/campaigns/new/loyalty', element: <NewLoyaltyCampaignPage /> },
-  { path: '/campaigns/new/referral', element: <NewReferralCampaignPage /> },
+  { path: '/campaigns/new', element: <NewCampaignPage />, needs: CREATES_CAMPAIGN },
+  { path: '/campaigns/new/promotion', element: <NewPromotionPage />, needs: CREATES_CAMPAIGN },
+  { path: '/campaigns/new/gift', element: <NewGiftCampaignPage />, needs: CREATES_CAMPAIGN },
+  { path: '/campaigns/new/loyalty', element: <NewLoyaltyCampaignPage />, needs: CREATES_CAMPAIGN },
+  { path: '/campaigns/new/referral', element: <NewReferralCampaignPage />, needs: CREATES_CAMPAIGN },
   { path: '/campaigns/:campaignId', element: <CampaignDetailPage /> },
   { path: '/vouchers', element: <VouchersPage /> },
   { path: '/vouchers/:code', element: <VoucherPage /> },
@@ -37,9 +41,9 @@ export const SCREENS: Screen[] = [
   { path: '/redemptions', element: <RedemptionsPage /> },
   { path: '/loyalty', element: <LoyaltyProgramsPage /> },
   { path: '/loyalty/:campaignId', element: <LoyaltyProgramPage /> },
-  { path: '/exports', element: <ExportsPage /> },
-  { path: '/webhooks', element: <WebhooksPage /> },
-  { path: '/settings', element: <SettingsPage /> },
+  { path: '/exports', element: <ExportsPage />, needs: ['GET', '/v1/exports'] },
+  { path: '/webhooks', element: <WebhooksPage />, needs: ['GET', '/management/v1/projects/:projectId/webhooks'] },
+  { path: '/settings', element: <SettingsPage />, needs: ['GET', '/management/v1/projects/:projectId'] },
 ];
 
 export const NAVIGATION: Array<{ to: string; label: string; route: string }> = [

@@ -1,19 +1,21 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
-import { roleAllows, type Role } from '../../../src/domain/auth/roles.ts';
-import { api, ApiError, onUnauthorized, setCsrfToken } from '../api/client.ts';
+import { useCallback, useEffect, useMemo } from 'react';
+import { api, ApiError, onRoleRefused, onUnauthorized, setCsrfToken } from '../api/client.ts';
 
-// The signed-in session (GET /console/v1/session). The role decides what the console offers; the server
-// enforces the same table (src/domain/auth/roles.ts) on every request, whatever the page shows.
+// The signed-in session (GET /console/v1/session). It lists what the user's role may call (`permissions`,
+// which the server works out from the table it enforces on every request, src/domain/auth/roles.ts), and the
+// console offers an action only when its route is listed: one set of rules, kept on the server.
 
 export interface ConsoleSession {
   object: 'console_session';
   user: { id: string; login: string; email: string; first_name: string | null; last_name: string | null; is_owner: boolean };
   project: { id: string; name: string };
-  role: Role;
+  role: 'ADMIN' | 'USER' | 'VIEWER' | 'MERCHANT';
   projects: Array<{ id: string; name: string; role: string }>;
   csrf_token: string;
   expires_at: string;
+  /** `METHOD /route/:pattern` for every route the role may call, e.g. `POST /v1/campaigns/:campaignId/disable`. */
+  permissions: string[];
 }
 
 export const SESSION_KEY = ['session'] as const;
@@ -36,6 +38,8 @@ export function useSession() {
     retry: false,
   });
   useEffect(() => onUnauthorized(() => client.setQueryData(SESSION_KEY, null)), [client]);
+  // The refusal shows where the action was; the session read again stops offering what the role lost.
+  useEffect(() => onRoleRefused(() => void client.invalidateQueries({ queryKey: SESSION_KEY })), [client]);
   return query;
 }
 
@@ -49,8 +53,13 @@ export function useAdoptSession() {
   };
 }
 
-/** Whether the signed-in role may call `method route` (a route pattern, e.g. `/v1/campaigns/:campaignId`). */
-export function useCan(): (method: string, route: string) => boolean {
+/**
+ * Whether the signed-in role may call `method route`, where `route` is the API route's pattern as the server
+ * registers it (`/v1/campaigns/:campaignId/disable`, `/management/v1/projects/:projectId/webhooks`). A route
+ * the server does not have is never allowed, so a misspelt pattern hides its button for every role.
+ */
+export function useCan(): (method: 'GET' | 'POST' | 'PUT' | 'DELETE', route: string) => boolean {
   const { data } = useSession();
-  return (method, route) => (data ? roleAllows(data.role, method, route) : false);
+  const allowed = useMemo(() => new Set(data?.permissions ?? []), [data]);
+  return useCallback((method, route) => allowed.has(`${method} ${route}`), [allowed]);
 }

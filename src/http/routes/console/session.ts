@@ -4,7 +4,7 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { DomainError, errors } from '../../../domain/errors.ts';
 import type { Principal } from '../../../services/auth/authenticator.ts';
 import * as sessions from '../../../services/users/sessions.ts';
-import type { ClientInfo, SessionRef, StartedSession } from '../../../services/users/sessions.ts';
+import type { ClientInfo, ConsoleSession as Session, SessionRef, StartedSession } from '../../../services/users/sessions.ts';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
 import { errorResponses, NoContent } from '../../../api/common.ts';
@@ -49,7 +49,9 @@ function assertSameSite(request: FastifyRequest): void {
   }
 }
 
-export function registerConsoleSessionRoutes(app: TypedApp, { deps, authenticator }: RouteContext): void {
+export function registerConsoleSessionRoutes(app: TypedApp, { deps, authenticator, sessionPermissions }: RouteContext): void {
+  /** Every answer that shows a session says what its role may call, so the page offers only that. */
+  const described = (session: Session) => ({ ...session, permissions: [...sessionPermissions(session.role)] });
   const secure = (request: FastifyRequest) => request.protocol === 'https' || deps.config.publicUrl.startsWith('https:');
 
   const setCookies = (request: FastifyRequest, reply: FastifyReply, started: StartedSession) => {
@@ -60,7 +62,7 @@ export function registerConsoleSessionRoutes(app: TypedApp, { deps, authenticato
       serialize(CSRF_COOKIE, started.session.csrf_token, common),
     ]);
     reply.header('cache-control', 'no-store');
-    return started.session;
+    return described(started.session);
   };
 
   const clearCookies = (request: FastifyRequest, reply: FastifyReply) => {
@@ -149,7 +151,7 @@ export function registerConsoleSessionRoutes(app: TypedApp, { deps, authenticato
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      return sessions.describeSession(deps, refOf(request));
+      return described(await sessions.describeSession(deps, refOf(request)));
     },
   );
 
@@ -169,7 +171,7 @@ export function registerConsoleSessionRoutes(app: TypedApp, { deps, authenticato
       const session = await sessions.switchProject(deps, ref, request.body.project_id);
       authenticator.forgetUser(ref.userId);
       reply.header('cache-control', 'no-store');
-      return session;
+      return described(session);
     },
   );
 

@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
+import { useCan } from '../../app/session.tsx';
 import { messageOf } from '../../api/field-errors.ts';
 import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
@@ -15,7 +16,7 @@ import { describe, fromApi } from '../../rules/translate.ts';
 import type { Campaign, PromotionTier } from './list.tsx';
 
 // One campaign: its discount and rule, enable/disable, code generation with progress, and its codes,
-// each of which can be published to a customer.
+// each of which can be published to a customer (each action shown only to a role that may take it).
 
 interface Voucher {
   id: string;
@@ -69,6 +70,7 @@ function RuleSummary({ ruleId }: { ruleId: string }) {
 export function CampaignDetailPage() {
   const { campaignId = '' } = useParams();
   const client = useQueryClient();
+  const can = useCan();
   const [page, setPage] = useState(1);
   const [count, setCount] = useState<number | string>(10);
   const [generation, setGeneration] = useState<AsyncAction | null>(null);
@@ -144,13 +146,13 @@ export function CampaignDetailPage() {
         title={c.name}
         description={c.description ?? undefined}
         actions={
-          c.active ? (
-            <Button variant="default" color="red" onClick={() => void toggle(false)}>
-              Disable
-            </Button>
-          ) : (
-            <Button onClick={() => void toggle(true)}>Enable</Button>
-          )
+          c.active
+            ? can('POST', '/v1/campaigns/:campaignId/disable') && (
+                <Button variant="default" color="red" onClick={() => void toggle(false)}>
+                  Disable
+                </Button>
+              )
+            : can('POST', '/v1/campaigns/:campaignId/enable') && <Button onClick={() => void toggle(true)}>Enable</Button>
         }
       />
       <ErrorAlert error={actionError} />
@@ -224,12 +226,14 @@ export function CampaignDetailPage() {
           <Title order={2} size="h5">
             Codes
           </Title>
-          <Group gap="xs" align="flex-end">
-            <NumberInput aria-label="Codes to generate" value={count} onChange={setCount} min={1} max={100000} w={120} size="xs" />
-            <Button size="xs" onClick={() => void generate()} loading={generation !== null && generation.status !== 'DONE'}>
-              Generate codes
-            </Button>
-          </Group>
+          {can('POST', '/v1/campaigns/:campaignId/vouchers') && (
+            <Group gap="xs" align="flex-end">
+              <NumberInput aria-label="Codes to generate" value={count} onChange={setCount} min={1} max={100000} w={120} size="xs" />
+              <Button size="xs" onClick={() => void generate()} loading={generation !== null && generation.status !== 'DONE'}>
+                Generate codes
+              </Button>
+            </Group>
+          )}
         </Group>
         {generation && (
           <Stack gap={4} mb="sm">
@@ -242,7 +246,7 @@ export function CampaignDetailPage() {
         <ErrorAlert error={vouchers.error} />
         {vouchers.data && (
           <>
-            <DataTable columns={['Code', 'Status', 'Redeemed', 'Holder', '']} minWidth={520}>
+            <DataTable columns={can('POST', '/v1/publications') ? ['Code', 'Status', 'Redeemed', 'Holder', ''] : ['Code', 'Status', 'Redeemed', 'Holder']} minWidth={520}>
               {vouchers.data.items.map((v) => (
                 <Table.Tr key={v.id}>
                   <Table.Td>
@@ -251,11 +255,13 @@ export function CampaignDetailPage() {
                   <Table.Td>{v.active ? 'active' : 'disabled'}</Table.Td>
                   <Table.Td>{v.redemption?.redeemed_quantity ?? 0}</Table.Td>
                   <Table.Td>{v.holder_id ?? '—'}</Table.Td>
-                  <Table.Td>
-                    <Button size="compact-xs" variant="light" onClick={() => publish(v)} aria-label={`Publish ${v.code}`}>
-                      Publish
-                    </Button>
-                  </Table.Td>
+                  {can('POST', '/v1/publications') && (
+                    <Table.Td>
+                      <Button size="compact-xs" variant="light" onClick={() => publish(v)} aria-label={`Publish ${v.code}`}>
+                        Publish
+                      </Button>
+                    </Table.Td>
+                  )}
                 </Table.Tr>
               ))}
             </DataTable>

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
+import { useCan } from '../../app/session.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
@@ -57,6 +58,7 @@ const LIMIT = 20;
 export function CampaignsPage() {
   const navigate = useNavigate();
   const [page, setPage] = useState(1);
+  const can = useCan();
   const [type, setType] = useState<string | null>(null);
   const [search, setSearch] = useState('');
   const list = useQuery({
@@ -70,6 +72,7 @@ export function CampaignsPage() {
       <PageHeader
         title="Campaigns"
         actions={
+          can('POST', '/v1/campaigns') && (
           <>
             <Button component={Link} to="/campaigns/new">
               New coupon campaign
@@ -87,6 +90,7 @@ export function CampaignsPage() {
               </Menu.Dropdown>
             </Menu>
           </>
+          )
         }
       />
       <Card withBorder>

@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
+import { useCan } from '../../app/session.tsx';
 import { fieldOfError, messageOf } from '../../api/field-errors.ts';
 import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
@@ -116,6 +117,7 @@ function PointsAdjuster({ card, onDone }: { card: Voucher; onDone: () => Promise
 export function CustomerPage() {
   const { customerId = '' } = useParams();
   const client = useQueryClient();
+  const can = useCan();
   const customer = useQuery({ queryKey: ['customer', customerId], queryFn: () => api<Customer>('GET', `/v1/customers/${encodeURIComponent(customerId)}`) });
   const id = customer.data?.id;
   const vouchers = useQuery({
@@ -169,7 +171,7 @@ export function CustomerPage() {
                   <Link to={`/vouchers/${encodeURIComponent(card.code)}`}><code>{card.code}</code></Link>
                   <Badge variant="light" data-testid={`balance-${card.code}`}>{card.loyalty_card?.balance ?? 0} points</Badge>
                 </Group>
-                <PointsAdjuster card={card} onDone={refresh} />
+                {can('POST', '/v1/loyalties/members/:memberId/balance') && <PointsAdjuster card={card} onDone={refresh} />}
               </Stack>
             ))}
           </Stack>

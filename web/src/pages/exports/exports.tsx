@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { EXPORT_FILTER_CATALOGS, operatorsOf } from '../../../../src/domain/exports/filters.ts';
 import { EXPORT_OBJECTS, EXPORTED_OBJECTS, type ExportedObject } from '../../../../src/domain/exports/objects.ts';
 import { api, listOf, withQuery } from '../../api/client.ts';
+import { useCan } from '../../app/session.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { FormCard, useFormSubmit } from '../../components/forms.tsx';
@@ -87,6 +88,7 @@ export function ExportsPage() {
     queryFn: async () => listOf<ExportRecord>(await api('GET', withQuery('/v1/exports', { limit: LIMIT, page, order: '-created_at' }))),
     refetchInterval: (query) => (query.state.data?.items.some((e) => e.status === 'SCHEDULED' || e.status === 'IN_PROGRESS') ? 1500 : false),
   });
+  const can = useCan();
   const [object, setObject] = useState<ExportedObject>('voucher');
   const [fields, setFields] = useState<string[]>([...EXPORT_OBJECTS.voucher.defaultFields]);
   const [order, setOrder] = useState<string>(EXPORT_OBJECTS.voucher.defaultOrder);
@@ -115,6 +117,7 @@ export function ExportsPage() {
   return (
     <Stack>
       <PageHeader title="Exports" description="CSV files of vouchers, redemptions, customers, publications, orders and loyalty records, made in the background." />
+      {can('POST', '/v1/exports') && (
       <FormCard title="New export" onSubmit={create} error={formError} errorTitle="The export was not created" submit="Export" busy={busy}>
         <Group align="flex-start" wrap="wrap">
           <Select label="Export" value={object} allowDeselect={false} data={[...EXPORTED_OBJECTS]} onChange={(value) => choose((value ?? 'voucher') as ExportedObject)} error={errorFor('object')} w={220} />
@@ -178,6 +181,7 @@ export function ExportsPage() {
           )}
         </Stack>
       </FormCard>
+      )}
       <Card withBorder>
         {exportsList.isPending && <Loader aria-label="Loading exports" />}
         <ErrorAlert error={exportsList.error} />

@@ -2,6 +2,7 @@ import { ActionIcon, Badge, Button, Card, Group, NumberInput, SegmentedControl, 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, listOf, withQuery } from '../../api/client.ts';
+import { useCan } from '../../app/session.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { confirmThen, FormCard, useFormSubmit } from '../../components/forms.tsx';
@@ -34,6 +35,9 @@ const FIELDS = { name: '0.source', event: '0.event', points: '0.loyalty' };
 
 export function EarningRulesTab({ campaignId }: { campaignId: string }) {
   const client = useQueryClient();
+  const can = useCan();
+  const mayToggle = can('POST', '/v1/loyalties/:campaignId/earning-rules/:earningRuleId/enable') && can('POST', '/v1/loyalties/:campaignId/earning-rules/:earningRuleId/disable');
+  const mayDelete = can('DELETE', '/v1/loyalties/:campaignId/earning-rules/:earningRuleId');
   const rules = useQuery({
     queryKey: ['earning-rules', campaignId],
     queryFn: async () => listOf<EarningRule>(await api('GET', withQuery(`/v1/loyalties/${campaignId}/earning-rules`, { limit: 100 }))),
@@ -83,7 +87,7 @@ export function EarningRulesTab({ campaignId }: { campaignId: string }) {
         <ErrorAlert error={rules.error} />
         {rules.data && rules.data.items.length === 0 && <Text c="dimmed">No earning rule yet: members earn no points.</Text>}
         {rules.data && rules.data.items.length > 0 && (
-          <DataTable columns={['Rule', 'Event', 'Points', 'Status', '']} minWidth={560}>
+          <DataTable columns={mayToggle || mayDelete ? ['Rule', 'Event', 'Points', 'Status', ''] : ['Rule', 'Event', 'Points', 'Status']} minWidth={560}>
             {rules.data.items.map((rule) => (
               <Table.Tr key={rule.id} data-testid={`earning-rule-${rule.id}`}>
                 <Table.Td>{rule.source.banner ?? rule.id}</Table.Td>
@@ -96,21 +100,28 @@ export function EarningRulesTab({ campaignId }: { campaignId: string }) {
                     {rule.active ? 'active' : 'disabled'}
                   </Badge>
                 </Table.Td>
-                <Table.Td>
-                  <Group gap={4} wrap="nowrap" justify="flex-end">
-                    <Button size="compact-xs" variant="default" onClick={() => void toggle(rule)}>
-                      {rule.active ? 'Disable' : 'Enable'}
-                    </Button>
-                    <ActionIcon variant="subtle" color="red" aria-label={`Delete ${rule.source.banner ?? rule.id}`} onClick={() => remove(rule)}>
-                      ✕
-                    </ActionIcon>
-                  </Group>
-                </Table.Td>
+                {(mayToggle || mayDelete) && (
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap" justify="flex-end">
+                      {mayToggle && (
+                        <Button size="compact-xs" variant="default" onClick={() => void toggle(rule)}>
+                          {rule.active ? 'Disable' : 'Enable'}
+                        </Button>
+                      )}
+                      {mayDelete && (
+                        <ActionIcon variant="subtle" color="red" aria-label={`Delete ${rule.source.banner ?? rule.id}`} onClick={() => remove(rule)}>
+                          ✕
+                        </ActionIcon>
+                      )}
+                    </Group>
+                  </Table.Td>
+                )}
               </Table.Tr>
             ))}
           </DataTable>
         )}
       </Card>
+      {can('POST', '/v1/loyalties/:campaignId/earning-rules') && (
       <FormCard title="New earning rule" onSubmit={create} error={formError} errorTitle="The rule was not created" submit="Add earning rule" busy={busy}>
         <Group align="flex-start" wrap="wrap">
           <TextInput label="Rule name" required value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} error={errorFor('name')} w={240} />
@@ -144,6 +155,7 @@ export function EarningRulesTab({ campaignId }: { campaignId: string }) {
           )}
         </Group>
       </FormCard>
+      )}
     </Stack>
   );
 }

@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
+import { useCan } from '../../app/session.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { useFormSubmit } from '../../components/forms.tsx';
@@ -26,6 +27,7 @@ const LIMIT = 20;
 
 export function MembersTab({ campaignId }: { campaignId: string }) {
   const client = useQueryClient();
+  const can = useCan();
   const [page, setPage] = useState(1);
   const [customer, setCustomer] = useState('');
   const [filter, setFilter] = useState('');
@@ -45,6 +47,7 @@ export function MembersTab({ campaignId }: { campaignId: string }) {
 
   return (
     <Stack>
+      {can('POST', '/v1/loyalties/:campaignId/members') && (
       <Card withBorder component="form" onSubmit={(e: React.FormEvent) => void add(e)}>
         <Group align="flex-end" wrap="wrap">
           <TextInput label="Add a member" description="Customer id or source_id (a new source_id creates the customer)" value={adding} onChange={(e) => setAdding(e.currentTarget.value)} required w={320} />
@@ -54,6 +57,7 @@ export function MembersTab({ campaignId }: { campaignId: string }) {
         </Group>
         <ErrorAlert error={error} title="The member was not added" />
       </Card>
+      )}
       <Card withBorder>
         <Group mb="sm" align="flex-end" wrap="wrap">
           <TextInput

@@ -2,6 +2,7 @@ import { Button, Card, Group, NumberInput, Select, Stack, Table, Text, TextInput
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, listOf, withQuery } from '../../api/client.ts';
+import { useCan } from '../../app/session.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { confirmThen, FormCard, useFormSubmit } from '../../components/forms.tsx';
@@ -38,7 +39,8 @@ function rewardText(reward: Reward, names: Map<string, string>): string {
   return `${c?.type === 'GIFT_VOUCHERS' ? `${money(c.balance ?? 0)} gift credits` : c?.type === 'LOYALTY_PROGRAM' ? `${c.balance ?? 0} points` : 'A coupon'} from ${names.get(c?.id ?? '') ?? c?.id ?? '—'}`;
 }
 
-function AssignmentRow({ assignment, names, onStock }: { assignment: Assignment; names: Map<string, string>; onStock: (reward: Reward) => void }) {
+/** One reward of the program; `onStock` (changing its stock) only for a role that may update rewards. */
+function AssignmentRow({ assignment, names, onStock }: { assignment: Assignment; names: Map<string, string>; onStock?: (reward: Reward) => void }) {
   const reward = useQuery({ queryKey: ['reward', assignment.reward_id], queryFn: () => api<Reward>('GET', `/v1/rewards/${assignment.reward_id}`) });
   const r = reward.data;
   return (
@@ -47,13 +49,15 @@ function AssignmentRow({ assignment, names, onStock }: { assignment: Assignment;
       <Table.Td>{r ? rewardText(r, names) : '…'}</Table.Td>
       <Table.Td>{assignment.parameters ? `${assignment.parameters.loyalty.points} points` : 'by the cart'}</Table.Td>
       <Table.Td data-testid="reward-stock">{r ? `${r.stock === null ? 'unlimited' : `${r.stock} left`} · ${r.redeemed ?? 0} redeemed` : '…'}</Table.Td>
-      <Table.Td>
-        {r && (
-          <Button size="compact-xs" variant="default" onClick={() => onStock(r)} aria-label={`Change stock of ${r.name}`}>
-            Stock…
-          </Button>
-        )}
-      </Table.Td>
+      {onStock && (
+        <Table.Td>
+          {r && (
+            <Button size="compact-xs" variant="default" onClick={() => onStock(r)} aria-label={`Change stock of ${r.name}`}>
+              Stock…
+            </Button>
+          )}
+        </Table.Td>
+      )}
     </Table.Tr>
   );
 }
@@ -62,6 +66,10 @@ const FIELDS = { name: 'name', stock: 'stock', campaign: 'parameters.campaign', 
 
 export function RewardsTab({ campaignId }: { campaignId: string }) {
   const client = useQueryClient();
+  const can = useCan();
+  const mayStock = can('PUT', '/v1/rewards/:rewardId');
+  // Adding a reward creates it, then assigns it to the program (and deletes it if that is refused).
+  const mayAdd = can('POST', '/v1/rewards') && can('POST', '/v1/loyalties/:campaignId/rewards') && can('DELETE', '/v1/rewards/:rewardId');
   const [page, setPage] = useState(1);
   const assignments = useQuery({
     queryKey: ['reward-assignments', campaignId, page],
@@ -126,15 +134,16 @@ export function RewardsTab({ campaignId }: { campaignId: string }) {
         {assignments.data && assignments.data.items.length === 0 && <Text c="dimmed">No reward yet: points buy nothing.</Text>}
         {assignments.data && assignments.data.items.length > 0 && (
           <>
-            <DataTable columns={['Reward', 'Gives', 'Price', 'Stock', '']} minWidth={640}>
+            <DataTable columns={mayStock ? ['Reward', 'Gives', 'Price', 'Stock', ''] : ['Reward', 'Gives', 'Price', 'Stock']} minWidth={640}>
               {assignments.data.items.map((a) => (
-                <AssignmentRow key={a.id} assignment={a} names={names} onStock={changeStock} />
+                <AssignmentRow key={a.id} assignment={a} names={names} onStock={mayStock ? changeStock : undefined} />
               ))}
             </DataTable>
             <Pager page={page} limit={LIMIT} count={assignments.data.items.length} total={assignments.data.total} onPage={setPage} />
           </>
         )}
       </Card>
+      {mayAdd && (
       <FormCard title="New reward" onSubmit={create} error={formError} errorTitle="The reward was not added" submit="Add reward" busy={busy}>
         <Group align="flex-start" wrap="wrap">
           <TextInput label="Reward name" required value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} error={errorFor('name')} w={240} />
@@ -184,6 +193,7 @@ export function RewardsTab({ campaignId }: { campaignId: string }) {
           <NumberInput label="Stock" description="Empty: unlimited" value={form.stock} onChange={(stock) => setForm({ ...form, stock })} min={0} error={errorFor('stock')} w={160} />
         </Group>
       </FormCard>
+      )}
     </Stack>
   );
 }

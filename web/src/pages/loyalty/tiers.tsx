@@ -2,6 +2,7 @@ import { Card, Group, NumberInput, Stack, Table, Text, TextInput } from '@mantin
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, listOf, withQuery } from '../../api/client.ts';
+import { useCan } from '../../app/session.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { FormCard, useFormSubmit } from '../../components/forms.tsx';
@@ -20,6 +21,7 @@ const FIELDS = { name: '0.name', from: '0.points.from', to: '0.points.to' };
 
 export function TiersTab({ campaignId }: { campaignId: string }) {
   const client = useQueryClient();
+  const can = useCan();
   const tiers = useQuery({
     queryKey: ['loyalty-tiers', campaignId],
     queryFn: async () => listOf<Tier>(await api('GET', withQuery(`/v1/loyalties/${campaignId}/tiers`, { limit: 100 }))),
@@ -55,6 +57,7 @@ export function TiersTab({ campaignId }: { campaignId: string }) {
           </DataTable>
         )}
       </Card>
+      {can('POST', '/v1/loyalties/:campaignId/tiers') && (
       <FormCard title="New tier" onSubmit={create} error={formError} errorTitle="The tier was not added" submit="Add tier" busy={busy}>
         <Group align="flex-start" wrap="wrap">
           <TextInput label="Tier name" required value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} error={errorFor('name')} w={220} />
@@ -62,6 +65,7 @@ export function TiersTab({ campaignId }: { campaignId: string }) {
           <NumberInput label="Points to" description="Empty: no upper bound" value={form.to} onChange={(to) => setForm({ ...form, to })} min={0} error={errorFor('to')} w={160} />
         </Group>
       </FormCard>
+      )}
     </Stack>
   );
 }

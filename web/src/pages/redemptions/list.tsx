@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
+import { useCan } from '../../app/session.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Json } from '../../components/Json.tsx';
@@ -47,6 +48,7 @@ function statusColor(r: Redemption): string {
 
 function RedemptionDetail({ id, onClose }: { id: string; onClose: () => void }) {
   const client = useQueryClient();
+  const can = useCan();
   const [error, setError] = useState<unknown>(null);
   const record = useQuery({ queryKey: ['redemption', id], queryFn: () => api<Redemption>('GET', `/v1/redemptions/${id}`) });
 
@@ -131,7 +133,7 @@ function RedemptionDetail({ id, onClose }: { id: string; onClose: () => void }) 
             </Table.Tbody>
           </Table>
           <ErrorAlert error={error} title="Not rolled back" />
-          {record.data.object === 'redemption' && record.data.result === 'SUCCESS' && record.data.status !== 'ROLLED_BACK' && (
+          {record.data.object === 'redemption' && record.data.result === 'SUCCESS' && record.data.status !== 'ROLLED_BACK' && can('POST', '/v1/redemptions/:redemptionId/rollback') && (
             <Button color="red" variant="light" onClick={rollback}>
               Roll back…
             </Button>

@@ -36,7 +36,8 @@ interface User {
   is_owner: boolean;
 }
 
-function ProjectSettings({ projectId }: { projectId: string }) {
+/** The project's settings; read-only for a role that may not change them. */
+function ProjectSettings({ projectId, mayEdit }: { projectId: string; mayEdit: boolean }) {
   const client = useQueryClient();
   const project = useQuery({ queryKey: ['project', projectId], queryFn: () => api<Project>('GET', `/management/v1/projects/${projectId}`) });
   const [draft, setDraft] = useState<{ name: string; timezone: string; origins: string } | null>(null);
@@ -46,6 +47,7 @@ function ProjectSettings({ projectId }: { projectId: string }) {
   const p = project.data;
   const form = draft ?? { name: p.name, timezone: p.timezone, origins: p.client_trusted_domains.join('\n') };
   const field = fieldOfError(error, { name: 'name', timezone: 'timezone', origins: 'client_trusted_domains' });
+  const variant = mayEdit ? 'default' : 'filled';
   const save = async (event: React.FormEvent) => {
     event.preventDefault();
     setError(null);
@@ -67,20 +69,22 @@ function ProjectSettings({ projectId }: { projectId: string }) {
       <Title order={2} size="h4" mb="sm">Project</Title>
       <form onSubmit={(e) => void save(e)}>
         <Stack>
-          <TextInput label="Name" value={form.name} onChange={(e) => setDraft({ ...form, name: e.currentTarget.value })} error={field === 'name' ? messageOf(error) : undefined} />
-          <TextInput label="Time zone" description="IANA name (Europe/Warsaw) or GMT±HH:MM; the home page's days follow it" value={form.timezone} onChange={(e) => setDraft({ ...form, timezone: e.currentTarget.value })} error={field === 'timezone' ? messageOf(error) : undefined} />
+          <TextInput label="Name" readOnly={!mayEdit} variant={variant} value={form.name} onChange={(e) => setDraft({ ...form, name: e.currentTarget.value })} error={field === 'name' ? messageOf(error) : undefined} />
+          <TextInput label="Time zone" readOnly={!mayEdit} variant={variant} description="IANA name (Europe/Warsaw) or GMT±HH:MM; the home page's days follow it" value={form.timezone} onChange={(e) => setDraft({ ...form, timezone: e.currentTarget.value })} error={field === 'timezone' ? messageOf(error) : undefined} />
           <Textarea
             label="Client-side origins"
             description="Web pages allowed to use the client-side keys, one origin per line (https://shop.example.com); none means no page may"
             autosize
             minRows={2}
+            readOnly={!mayEdit}
+            variant={variant}
             value={form.origins}
             onChange={(e) => setDraft({ ...form, origins: e.currentTarget.value })}
             error={field === 'origins' ? messageOf(error) : undefined}
           />
           <Text size="xs" c="dimmed">Project id {p.id} · currency {p.currency}</Text>
           {error !== null && field === null && <ErrorAlert error={error} />}
-          <Group><Button type="submit" disabled={draft === null}>Save</Button></Group>
+          {mayEdit && <Group><Button type="submit" disabled={draft === null}>Save</Button></Group>}
         </Stack>
       </form>
     </Card>
@@ -120,6 +124,7 @@ function NewSecret({ rotated }: { rotated: ApiKey & { app_token: string; replace
 
 function ApiKeys({ projectId }: { projectId: string }) {
   const client = useQueryClient();
+  const mayRotate = useCan()('POST', '/management/v1/projects/:projectId/api-keys/:keyId/rotate');
   const keys = useQuery({ queryKey: ['api-keys', projectId], queryFn: () => api<{ data: ApiKey[] }>('GET', `/management/v1/projects/${projectId}/api-keys`) });
   const rotate = (key: ApiKey) =>
     confirmThen({
@@ -154,7 +159,7 @@ function ApiKeys({ projectId }: { projectId: string }) {
                 {k.fixed_by_environment ? (
                   <Text size="xs" c="dimmed">Set by the server's environment; change it there</Text>
                 ) : (
-                  <Button size="compact-xs" variant="light" color="red" aria-label={`Rotate ${k.kind}-side key`} onClick={() => rotate(k)}>Rotate</Button>
+                  mayRotate && <Button size="compact-xs" variant="light" color="red" aria-label={`Rotate ${k.kind}-side key`} onClick={() => rotate(k)}>Rotate</Button>
                 )}
               </Table.Td>
             </Table.Tr>
@@ -165,8 +170,14 @@ function ApiKeys({ projectId }: { projectId: string }) {
   );
 }
 
-function Team({ projectId, me, canManage }: { projectId: string; me: string; canManage: boolean }) {
+function Team({ projectId, me }: { projectId: string; me: string }) {
   const client = useQueryClient();
+  const can = useCan();
+  const mayChangeRole = can('PUT', '/management/v1/projects/:projectId/users/:userId');
+  const mayIssueLink = can('POST', '/management/v1/projects/:projectId/users/:userId/invitation-link');
+  const mayRemove = can('DELETE', '/management/v1/projects/:projectId/users/:userId');
+  // Inviting also hands out the new user's invitation link.
+  const mayInvite = can('POST', '/management/v1/projects/users/invite') && mayIssueLink;
   const users = useQuery({ queryKey: ['users', projectId], queryFn: () => api<{ data: User[] }>('GET', `/management/v1/projects/${projectId}/users`) });
   const [invite, setInvite] = useState({ email: '', first_name: '', role: 'USER' });
   const [inviteError, setInviteError] = useState<unknown>(null);
@@ -224,7 +235,7 @@ function Team({ projectId, me, canManage }: { projectId: string; me: string; can
       <Title order={2} size="h4" mb="sm">Users and roles</Title>
       <ErrorAlert error={users.error} />
       {users.data && (
-        <DataTable columns={['User', 'Role', '']} minWidth={560}>
+        <DataTable columns={mayIssueLink || mayRemove ? ['User', 'Role', ''] : ['User', 'Role']} minWidth={560}>
           {users.data.data.map((u) => (
             <Table.Tr key={u.id}>
               <Table.Td>
@@ -232,20 +243,20 @@ function Team({ projectId, me, canManage }: { projectId: string; me: string; can
                 <Text size="xs" c="dimmed">{[u.first_name, u.last_name].filter(Boolean).join(' ')}</Text>
               </Table.Td>
               <Table.Td>
-                {canManage ? (
+                {mayChangeRole ? (
                   <Select aria-label={`Role of ${u.email}`} data={ROLES} value={u.projects[projectId] ?? null} onChange={(role) => void changeRole(u, role)} allowDeselect={false} w={130} size="xs" />
                 ) : (
                   <Text size="sm" data-testid={`role-of-${u.email}`}>{u.projects[projectId]}</Text>
                 )}
               </Table.Td>
-              <Table.Td>
-                {canManage && (
+              {(mayIssueLink || mayRemove) && (
+                <Table.Td>
                   <Group gap="xs" justify="flex-end" wrap="nowrap">
-                    <Button size="compact-xs" variant="subtle" onClick={() => void issueLink(u.id, u.email)}>Invitation link</Button>
-                    <Button size="compact-xs" variant="subtle" color="red" onClick={() => remove(u)}>Remove</Button>
+                    {mayIssueLink && <Button size="compact-xs" variant="subtle" onClick={() => void issueLink(u.id, u.email)}>Invitation link</Button>}
+                    {mayRemove && <Button size="compact-xs" variant="subtle" color="red" onClick={() => remove(u)}>Remove</Button>}
                   </Group>
-                )}
-              </Table.Td>
+                </Table.Td>
+              )}
             </Table.Tr>
           ))}
         </DataTable>
@@ -259,8 +270,8 @@ function Team({ projectId, me, canManage }: { projectId: string; me: string; can
           </Group>
         </Stack>
       )}
-      {!canManage && <Text size="sm" c="dimmed" mt="sm">Only an ADMIN invites users and changes their roles.</Text>}
-      {canManage && <form onSubmit={(e) => void submitInvite(e)}>
+      {!mayInvite && !mayChangeRole && <Text size="sm" c="dimmed" mt="sm">Only an ADMIN invites users and changes their roles.</Text>}
+      {mayInvite && <form onSubmit={(e) => void submitInvite(e)}>
         <Group align="flex-start" mt="md" wrap="wrap">
           <TextInput label="Invite by e-mail" type="email" required value={invite.email} onChange={(e) => setInvite({ ...invite, email: e.currentTarget.value })} error={inviteField === 'email' ? messageOf(inviteError) : undefined} w={240} />
           <TextInput label="First name" value={invite.first_name} onChange={(e) => setInvite({ ...invite, first_name: e.currentTarget.value })} w={160} />
@@ -280,9 +291,9 @@ export function SettingsPage() {
   return (
     <Stack>
       <PageHeader title="Settings" description={`Project ${session.project.name}; your role here is ${session.role}.`} />
-      <ProjectSettings projectId={session.project.id} />
+      <ProjectSettings projectId={session.project.id} mayEdit={can('PUT', '/management/v1/projects/:projectId')} />
       {can('GET', '/management/v1/projects/:projectId/api-keys') && <ApiKeys projectId={session.project.id} />}
-      <Team projectId={session.project.id} me={session.user.id} canManage={can('PUT', '/management/v1/projects/:projectId/users/:userId')} />
+      <Team projectId={session.project.id} me={session.user.id} />
     </Stack>
   );
 }

@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
+import { useCan } from '../../app/session.tsx';
 import { fieldOfError, messageOf } from '../../api/field-errors.ts';
 import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
@@ -105,6 +106,7 @@ export function VouchersPage() {
 export function VoucherPage() {
   const { code = '' } = useParams();
   const client = useQueryClient();
+  const can = useCan();
   const [error, setError] = useState<unknown>(null);
   const [balance, setBalance] = useState<{ amount: number | string; reason: string }>({ amount: '', reason: '' });
   const [balanceError, setBalanceError] = useState<unknown>(null);
@@ -159,8 +161,10 @@ export function VoucherPage() {
         description={v.campaign ? `Campaign ${v.campaign}` : 'Standalone voucher'}
         actions={
           <>
-            <Button variant="light" onClick={publish}>Publish…</Button>
-            {v.active ? <Button variant="default" onClick={() => void toggle(false)}>Disable</Button> : <Button onClick={() => void toggle(true)}>Enable</Button>}
+            {can('POST', '/v1/publications') && <Button variant="light" onClick={publish}>Publish…</Button>}
+            {v.active
+              ? can('POST', '/v1/vouchers/:code/disable') && <Button variant="default" onClick={() => void toggle(false)}>Disable</Button>
+              : can('POST', '/v1/vouchers/:code/enable') && <Button onClick={() => void toggle(true)}>Enable</Button>}
           </>
         }
       />
@@ -183,7 +187,7 @@ export function VoucherPage() {
           </Stack>
         </Group>
       </Card>
-      {(v.type === 'GIFT_VOUCHER' || v.type === 'LOYALTY_CARD') && (
+      {(v.type === 'GIFT_VOUCHER' || v.type === 'LOYALTY_CARD') && can('POST', '/v1/vouchers/:code/balance') && (
         <Card withBorder>
           <Title order={2} size="h5" mb="xs">Change the balance</Title>
           <form onSubmit={(e) => void changeBalance(e, v)}>

@@ -47,7 +47,7 @@ const STATUS_COLOR: Record<Delivery['status'], string> = { PENDING: 'blue', SUCC
 const LIMIT = 20;
 const FIELDS = { url: 'target_url', events: 'events' };
 
-function DeliveryLog({ base, webhook, canChange }: { base: string; webhook: Webhook; canChange: boolean }) {
+function DeliveryLog({ base, webhook, canResend }: { base: string; webhook: Webhook; canResend: boolean }) {
   const client = useQueryClient();
   const [status, setStatus] = useState<string | null>(null);
   // Cursor paging: the ids each page starts after (the first page: none).
@@ -151,7 +151,7 @@ function DeliveryLog({ base, webhook, canChange }: { base: string; webhook: Webh
                     <Button size="compact-xs" variant="default" onClick={() => details(d)} aria-label={`Attempts of ${d.id}`}>
                       Attempts
                     </Button>
-                    {canChange && (d.status === 'FAILED' || d.status === 'SUCCEEDED') && (
+                    {canResend && (d.status === 'FAILED' || d.status === 'SUCCEEDED') && (
                       <Button size="compact-xs" variant="light" onClick={() => void resend(d)} aria-label={`Re-send ${d.id}`}>
                         Re-send
                       </Button>
@@ -186,7 +186,9 @@ export function WebhooksPage() {
   const can = useCan();
   const client = useQueryClient();
   const base = `/management/v1/projects/${session?.project.id ?? ''}/webhooks`;
-  const canChange = can('POST', '/management/v1/projects/:projectId/webhooks');
+  const mayCreate = can('POST', '/management/v1/projects/:projectId/webhooks');
+  const mayUpdate = can('PUT', '/management/v1/projects/:projectId/webhooks/:webhookId');
+  const mayDelete = can('DELETE', '/management/v1/projects/:projectId/webhooks/:webhookId');
   const hooks = useQuery({ queryKey: ['webhooks', base], queryFn: () => api<{ data: Webhook[] }>('GET', base) });
   const [selected, setSelected] = useState<string | null>(null);
   const [form, setForm] = useState<{ url: string; events: string[] }>({ url: '', events: [] });
@@ -244,10 +246,10 @@ export function WebhooksPage() {
                   <Text size="xs">{hook.events.join(', ')}</Text>
                 </Table.Td>
                 <Table.Td>
-                  <Switch checked={hook.active} disabled={!canChange} onChange={(e) => void setActive(hook, e.currentTarget.checked)} aria-label={`Webhook ${hook.target_url} on`} />
+                  <Switch checked={hook.active} disabled={!mayUpdate} onChange={(e) => void setActive(hook, e.currentTarget.checked)} aria-label={`Webhook ${hook.target_url} on`} />
                 </Table.Td>
                 <Table.Td>
-                  {canChange && (
+                  {mayDelete && (
                     <ActionIcon variant="subtle" color="red" aria-label={`Delete webhook ${hook.target_url}`} onClick={() => remove(hook)}>
                       ✕
                     </ActionIcon>
@@ -258,8 +260,8 @@ export function WebhooksPage() {
           </DataTable>
         )}
       </Card>
-      {shown && <DeliveryLog key={shown.id} base={base} webhook={shown} canChange={canChange} />}
-      {canChange && (
+      {shown && <DeliveryLog key={shown.id} base={base} webhook={shown} canResend={can('POST', '/management/v1/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/resend')} />}
+      {mayCreate && (
         <FormCard title="New webhook" onSubmit={create} error={formError} errorTitle="The webhook was not created" submit="Create webhook" busy={busy}>
           <TextInput label="Target URL" placeholder="https://shop.example.com/punchcard-events" required value={form.url} onChange={(e) => setForm({ ...form, url: e.currentTarget.value })} error={errorFor('url')} />
           <MultiSelect label="Events" placeholder="Pick one or more" searchable data={[...SPEC_EVENT_KINDS]} value={form.events} onChange={(events) => setForm({ ...form, events })} error={errorFor('events')} />
