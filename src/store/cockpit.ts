@@ -1,10 +1,18 @@
 import type { Executor } from './db.ts';
+import { prepared } from './prepared.ts';
 
 // Cockpit link material (migration 0040): each project's link secret, and each customer's link
 // generation (no row = 0). No link itself is stored: links are derived (src/services/cockpit/links.ts).
 
+// Both reads run for every customer object answered (its cockpit links): prepared (./prepared.ts).
+const cockpitKey = prepared((db, p: { projectId: string }) => db.selectFrom('cockpit_keys').select('secret').where('project_id', '=', p.projectId));
+
+const generationsOf = prepared((db, p: { projectId: string; customerIds: string[] }) =>
+  db.selectFrom('cockpit_links').select(['customer_id', 'generation']).where('project_id', '=', p.projectId).where('customer_id', 'in', p.customerIds),
+);
+
 export async function findCockpitKey(db: Executor, projectId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('cockpit_keys').select('secret').where('project_id', '=', projectId).executeTakeFirst();
+  const row = await cockpitKey.first(db, { projectId });
   return row?.secret;
 }
 
@@ -21,12 +29,7 @@ export async function insertCockpitKeyIfAbsent(db: Executor, projectId: string, 
 export async function cockpitGenerations(db: Executor, projectId: string, customerIds: readonly string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (customerIds.length === 0) return out;
-  const rows = await db
-    .selectFrom('cockpit_links')
-    .select(['customer_id', 'generation'])
-    .where('project_id', '=', projectId)
-    .where('customer_id', 'in', [...customerIds])
-    .execute();
+  const rows = await generationsOf.all(db, { projectId, customerIds: [...customerIds] });
   for (const row of rows) out.set(row.customer_id, Number(row.generation));
   return out;
 }
