@@ -70,6 +70,9 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         for (const operation of Object.values(operations as Record<string, DocumentOperation>)) {
           const body = operation?.requestBody;
           if (body?.content?.['application/json'] && lenientBodyKind(resolved(body.content['application/json'].schema, components)) !== null) body.required = false;
+          // The generator describes a body by its schema's description, which a `$ref` does not carry.
+          const bodyDescription = (resolved(body?.content?.['application/json']?.schema, components) as { description?: unknown } | undefined)?.description;
+          if (body && body.description === undefined && typeof bodyDescription === 'string') body.description = bodyDescription;
           // Every error answer has the one error body: one shared response instead of a copy per status.
           for (const [status, response] of Object.entries(operation?.responses ?? {})) {
             if (Number(status) >= 400 && isErrorResponse(response)) (operation.responses as Record<string, unknown>)[status] = { $ref: '#/components/responses/Error' };
@@ -137,23 +140,59 @@ function liftNamed(node: unknown, components: Record<string, unknown>): unknown 
   }
   const name = componentNameOf(node);
   if (name === undefined) return out;
-  components[name] ??= out;
+  components[name] ??= asOpenApi(out);
   return { $ref: `#/components/schemas/${name}` };
+}
+
+/**
+ * A named schema as the generator writes the schemas it inlines (@fastify/swagger's conversion, which
+ * components do not go through): `const` as a one-value `enum`, `patternProperties` as
+ * `additionalProperties`, `contentEncoding` as `format`, no `$id`/`$schema`/`definitions`.
+ */
+function asOpenApi(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(asOpenApi);
+  if (typeof node !== 'object' || node === null) return node;
+  // Same member order as the generator's: converted members move to the end.
+  const out: Record<string, unknown> = { ...node };
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$id' || key === '$schema' || key === 'definitions') delete out[key];
+    else if (key === 'const') {
+      delete out.const;
+      out.enum = [value];
+    } else if (key === 'contentEncoding') {
+      delete out.contentEncoding;
+      if (value === 'binary') out.format = 'binary';
+      else if (value === 'base64') out.format = 'byte';
+    } else if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
+      delete out.patternProperties;
+      out.additionalProperties = asOpenApi(Object.values(value)[0]);
+    } else if (key === 'properties' && typeof value === 'object' && value !== null) {
+      out.properties = Object.fromEntries(Object.entries(value).map(([member, sub]) => [member, asOpenApi(sub)]));
+    } else out[key] = asOpenApi(value);
+  }
+  return out;
+}
+
+/** A named body or response: its `$ref`, keeping its description, which the generator makes the response's. */
+function liftTop(node: unknown, components: Record<string, unknown>): unknown {
+  const lifted = liftNamed(node, components) as Record<string, unknown>;
+  const description = (node as { description?: unknown } | null)?.description;
+  return typeof lifted?.$ref === 'string' && typeof description === 'string' ? { ...lifted, description } : lifted;
 }
 
 /** The route schema with its body and responses referring to named schemas. */
 function withComponentRefs<T extends { body?: unknown; response?: unknown }>(schema: T, components: Record<string, unknown>): T {
   const out = { ...schema };
-  if (schema.body !== undefined) out.body = liftNamed(schema.body, components);
+  if (schema.body !== undefined) out.body = liftTop(schema.body, components);
   if (typeof schema.response === 'object' && schema.response !== null) {
-    out.response = Object.fromEntries(Object.entries(schema.response).map(([status, response]) => [status, liftNamed(response, components)]));
+    out.response = Object.fromEntries(Object.entries(schema.response).map(([status, response]) => [status, liftTop(response, components)]));
   }
   return out;
 }
 
 interface DocumentOperation {
   parameters?: Array<{ in?: string; schema?: unknown; example?: unknown }>;
-  requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
+  requestBody?: { required?: boolean; description?: string; content?: Record<string, { schema?: unknown }> };
   responses?: Record<string, unknown>;
 }
 
