@@ -33,6 +33,13 @@ module.exports = {
       to: { path: '^src/(http|jobs)/|^src/(app|commands|main|lifecycle)[.]ts$' },
     },
     {
+      name: 'jobs-below-http',
+      severity: 'error',
+      comment: 'Job handlers (src/jobs) run use cases in the worker; they never see Fastify or the routes.',
+      from: { path: '^src/jobs/' },
+      to: { path: '^src/http/|^src/(app|main|lifecycle)[.]ts$' },
+    },
+    {
       name: 'api-is-the-contract',
       severity: 'error',
       comment: 'src/api holds the wire schemas and their types; routes, services and jobs import it, it imports none of them.',
