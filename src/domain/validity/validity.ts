@@ -33,40 +33,55 @@ export interface LocalTime {
 }
 
 const GMT_OFFSET = /^GMT([+-])(\d{2}):(\d{2})$/;
-const WEEKDAYS: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 };
-const formatters = new Map<string, Intl.DateTimeFormat>();
 
-export function localTime(at: Date, timeZone: string): LocalTime {
+// Reading a wall clock through Intl costs microseconds per call, and a request may ask several times
+// (a voucher's validity, each expiry date it renders). A zone's offset from UTC, and every change of it,
+// falls on a quarter hour in every zone since 1972 (tzdb), so the offset found for one instant serves
+// its whole quarter hour: one Intl lookup per zone and quarter hour, the rest is arithmetic.
+const QUARTER_HOUR_MS = 15 * 60_000;
+const QUARTER_HOURS_SINCE = Date.UTC(1972, 6, 1);
+const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
+const lastOffsets = new Map<string, { quarter: number; offsetMs: number }>();
+
+/** Wall-clock time of `ms` in `timeZone` minus UTC, in ms (Intl; no cache). */
+function readOffsetMs(ms: number, timeZone: string): number {
+  let formatter = offsetFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', hourCycle: 'h23' });
+    offsetFormatters.set(timeZone, formatter);
+  }
+  const part: Record<string, number> = {};
+  for (const p of formatter.formatToParts(new Date(ms))) if (p.type !== 'literal') part[p.type] = Number(p.value);
+  const wall = Date.UTC(part.year ?? 1970, (part.month ?? 1) - 1, part.day ?? 1, part.hour ?? 0, part.minute ?? 0, part.second ?? 0);
+  return wall - Math.floor(ms / 1000) * 1000;
+}
+
+/** The instant shifted to the zone's wall clock, read with the UTC getters. */
+function wallClock(at: Date, timeZone: string): Date {
+  const ms = at.getTime();
   const offset = GMT_OFFSET.exec(timeZone);
   if (offset) {
     const sign = offset[1] === '-' ? -1 : 1;
-    const shifted = new Date(at.getTime() + sign * (Number(offset[2]) * 60 + Number(offset[3])) * 60_000);
-    return { dayOfWeek: shifted.getUTCDay(), minutes: shifted.getUTCHours() * 60 + shifted.getUTCMinutes() };
+    return new Date(ms + sign * (Number(offset[2]) * 60 + Number(offset[3])) * 60_000);
   }
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-    formatters.set(timeZone, formatter);
+  if (ms < QUARTER_HOURS_SINCE) return new Date(ms + readOffsetMs(ms, timeZone));
+  const quarter = Math.floor(ms / QUARTER_HOUR_MS);
+  let last = lastOffsets.get(timeZone);
+  if (last?.quarter !== quarter) {
+    last = { quarter, offsetMs: readOffsetMs(quarter * QUARTER_HOUR_MS, timeZone) };
+    lastOffsets.set(timeZone, last);
   }
-  const parts = Object.fromEntries(formatter.formatToParts(at).map((p) => [p.type, p.value]));
-  return { dayOfWeek: WEEKDAYS[parts.weekday ?? 'Sun'] ?? 0, minutes: Number(parts.hour) * 60 + Number(parts.minute) };
+  return new Date(ms + last.offsetMs);
 }
 
-const dateFormatters = new Map<string, Intl.DateTimeFormat>();
+export function localTime(at: Date, timeZone: string): LocalTime {
+  const wall = wallClock(at, timeZone);
+  return { dayOfWeek: wall.getUTCDay(), minutes: wall.getUTCHours() * 60 + wall.getUTCMinutes() };
+}
 
 /** The calendar date (YYYY-MM-DD) of an instant in a time zone: the day points expire by. */
 export function localDate(at: Date, timeZone: string): string {
-  const offset = GMT_OFFSET.exec(timeZone);
-  if (offset) {
-    const sign = offset[1] === '-' ? -1 : 1;
-    return new Date(at.getTime() + sign * (Number(offset[2]) * 60 + Number(offset[3])) * 60_000).toISOString().slice(0, 10);
-  }
-  let formatter = dateFormatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
-    dateFormatters.set(timeZone, formatter);
-  }
-  return formatter.format(at);
+  return wallClock(at, timeZone).toISOString().slice(0, 10);
 }
 
 function hhmm(text: string): number {
