@@ -77,7 +77,11 @@ describe('customer activities', () => {
     const created = await t.request('POST', '/v1/customers', { json: { source_id: 'act-main', name: 'Main', email: 'main@act.io' } });
     assert.equal(created.status, 200);
     customerId = created.body.id;
-    createdCustomer = created.body;
+    // An activity carries the customer as created, less the cockpit links: events and webhooks never
+    // hold a credential (src/services/cockpit/links.ts).
+    const { assets, ...withoutLinks } = created.body;
+    assert.ok(assets.cockpit_url);
+    createdCustomer = withoutLinks;
     createRequestId = created.headers.get('x-request-id') ?? '';
     const createdEvent = await t.db.db.selectFrom('events').select(['id', 'created_at']).where('customer_id', '=', customerId).executeTakeFirstOrThrow();
     history.push({ id: createdEvent.id, type: 'customer.created', category: 'ACTION', campaignName: '', code: '', categoryName: '', createdAt: createdEvent.created_at });
