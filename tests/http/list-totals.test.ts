@@ -233,7 +233,10 @@ describe('list totals kept as rows come and go', () => {
       await ok('POST', '/v1/vouchers', { code: 'OLD-1', type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 1 } });
       await ok('POST', '/v1/vouchers', { code: 'OLD-2', type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 1 } });
       assert.equal((await t.request('DELETE', '/v1/vouchers/OLD-2')).status, 204);
-      await ok('POST', '/v1/customers', { source_id: 'old-1' });
+      // A customer as that schema stored it, written directly: today's customer answer carries cockpit
+      // links, whose tables (migration 0040) that schema does not have yet.
+      const template = await t.deps.db.selectFrom('customers').selectAll().where('project_id', '=', t.projectId).limit(1).executeTakeFirstOrThrow();
+      await t.deps.db.insertInto('customers').values({ ...template, id: 'cust_old_1', source_id: 'old-1', email: null, deleted_at: null }).execute();
     });
     await assertExact('after the migration', { vouchers: before.vouchers + 1, customers: before.customers + 1 });
   });
