@@ -157,7 +157,7 @@ describe(`tenancy sweep on ${reliabilityDialect()} (seed ${seed})`, { timeout: t
     let checked = 0;
     let notFound = 0;
     for (const op of operations) {
-      if (op.pathParams.length === 0 || op.auth === 'management' || op.auth === 'console' || op.auth === 'public') continue;
+      if (op.pathParams.length === 0 || op.auth === 'management' || op.auth === 'console' || op.auth === 'cockpit' || op.auth === 'public') continue;
       // A parameter that names a kind rather than an object (`/v1/metadata-schemas/{resource}`) is the
       // same in both projects: B rightly gets its own.
       if (fillPath(op.path, a.ids) === fillPath(op.path, b.ids)) continue;
@@ -195,7 +195,7 @@ describe(`tenancy sweep on ${reliabilityDialect()} (seed ${seed})`, { timeout: t
     const problems: string[] = [];
     let sentSoFar = '';
     for (const op of operations) {
-      if (op.auth === 'management' || op.auth === 'console' || op.auth === 'public') continue;
+      if (op.auth === 'management' || op.auth === 'console' || op.auth === 'cockpit' || op.auth === 'public') continue;
       const query = op.queryParams
         .filter((p) => p.name in ID_FIELDS || p.required)
         .map((p) => {
@@ -226,7 +226,7 @@ describe(`tenancy sweep on ${reliabilityDialect()} (seed ${seed})`, { timeout: t
           ? [['server keys', serverHeaders()], ['client keys', clientHeaders()]]
           : op.auth === 'client'
             ? [['server keys', { ...serverHeaders(), origin: FIXED_KEYS.origin }], ['management keys', managementHeaders()]]
-            : op.auth === 'console'
+            : op.auth === 'console' || op.auth === 'cockpit'
               ? [['server keys', serverHeaders()], ['client keys', clientHeaders()], ['management keys', managementHeaders()]]
               : [['client keys', clientHeaders()], ['management keys', managementHeaders()]];
       for (const [label, headers] of wrong) {

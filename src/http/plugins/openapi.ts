@@ -42,6 +42,8 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
           },
           // The console's session (POST /console/v1/session); changes also need the X-CSRF-Token header.
           ConsoleSession: { type: 'apiKey', in: 'cookie', name: 'punchcard_session' },
+          // The customer cockpit's JSON API: the token of the customer's cockpit link (after `#token=`).
+          CockpitToken: { type: 'apiKey', in: 'header', name: 'X-Cockpit-Token' },
         },
       },
     },
@@ -56,8 +58,12 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
               ? [{ 'X-App-Id': [], 'X-App-Token': [] }, { 'X-Service-OAuth': [] }, { ConsoleSession: [] }]
               : url.startsWith('/console/v1')
                 ? [{ ConsoleSession: [] }]
-                : [];
-      const withSecurity = route.config?.auth === 'public' || area.length === 0 ? schema : { ...schema, security: area };
+                : url.startsWith('/cockpit/v1')
+                  ? [{ CockpitToken: [] }]
+                  : [];
+      // Cockpit routes are public to the key check (auth: 'public'); the link's token is checked by the routes.
+      const keyless = route.config?.auth === 'public' && !url.startsWith('/cockpit/v1');
+      const withSecurity = keyless || area.length === 0 ? schema : { ...schema, security: area };
       return { schema: withComponentRefs(withSecurity, components), url };
     },
     // The generator marks every request body required; where an operation requires no members, the

@@ -144,6 +144,8 @@ export function surelyRefused(op: Operation, parts: RequestParts): boolean {
   if (parts.authBroken && op.auth !== 'public') return true;
   // Without a console session every console-only operation answers 401.
   if (op.auth === 'console') return true;
+  // Likewise without a customer's cockpit link (the sweeps send none) every cockpit operation answers 401.
+  if (op.auth === 'cockpit') return true;
   if (parts.params && !paramsAccepted(op, parts.params)) return true;
   const text = parts.body ?? '';
   if (parts.body === undefined) {

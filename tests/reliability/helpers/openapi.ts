@@ -7,7 +7,7 @@ import { withRefsInlined } from '../../helpers/openapi-refs.ts';
 
 export type Schema = JsonObject;
 /** `console`: a signed-in console user's cookie only (the sweeps hold no console session). */
-export type AuthKind = 'server' | 'server-keys' | 'client' | 'management' | 'console' | 'public';
+export type AuthKind = 'server' | 'server-keys' | 'client' | 'management' | 'console' | 'cockpit' | 'public';
 
 export interface Parameter {
   name: string;
@@ -35,6 +35,7 @@ function authOf(security: unknown): AuthKind {
   if (names.has('X-Client-Application-Id')) return 'client';
   if (names.has('X-App-Id')) return names.has('X-Service-OAuth') ? 'server' : 'server-keys';
   if (names.has('ConsoleSession')) return 'console';
+  if (names.has('CockpitToken')) return 'cockpit';
   return 'public';
 }
 
