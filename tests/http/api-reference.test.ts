@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { makeAjv } from '../../src/api/checks.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 // README "API reference": /openapi.json speaks to API users in plain words (no pointers to documents
@@ -30,6 +31,52 @@ describe('API reference', () => {
     };
     walk(res.body, '');
     assert.deepEqual(found, []);
+  });
+
+  test('every operation has an example, and every example is valid against its schema and reads like real data', async () => {
+    const res = await t.request('GET', '/openapi.json', { headers: {} });
+    assert.equal(res.status, 200);
+    type Media = { schema?: unknown; example?: unknown; examples?: Record<string, { $ref?: string }> };
+    type Operation = { parameters?: Array<{ name: string; in: string; schema?: unknown; example?: unknown }>; requestBody?: { content?: Record<string, Media> }; responses?: Record<string, { content?: Record<string, Media> }> };
+    const doc = res.body as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown>; examples: Record<string, { value: unknown }> } };
+    // The schemas as the server's validators hold them (src/api/checks.ts), the document's `$ref`s read from the document itself.
+    const ajv = makeAjv({ coerceTypes: false, useDefaults: false, logger: false });
+    const base = 'https://punchcard.invalid/openapi.json';
+    ajv.addSchema({ $id: base, components: { schemas: doc.components.schemas } });
+    const problems: string[] = [];
+    const check = (where: string, schema: unknown, value: unknown): void => {
+      const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${base}#/components/schemas/`)) as object);
+      if (!validate(structuredClone(value))) problems.push(`${where}: ${ajv.errorsText(validate.errors)}`);
+      const placeholders = JSON.stringify(value).match(/"string"/g);
+      if (placeholders) problems.push(`${where}: a placeholder string`);
+    };
+    for (const [name, example] of Object.entries(doc.components.examples)) check(`components/examples/${name}`, { $ref: `#/components/schemas/${name}` }, example.value);
+    const without: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const medias = [...Object.values(operation.requestBody?.content ?? {}), ...Object.values(operation.responses ?? {}).flatMap((response) => Object.values(response.content ?? {}))];
+        let shown = false;
+        for (const media of medias) {
+          if (media.example !== undefined) check(`${method} ${path}`, media.schema, media.example);
+          for (const { $ref } of Object.values(media.examples ?? {})) assert.ok($ref && doc.components.examples[$ref.replace('#/components/examples/', '')], `${method} ${path}: ${$ref} is declared`);
+          shown ||= media.example !== undefined || media.examples !== undefined;
+        }
+        for (const parameter of operation.parameters ?? []) {
+          if (parameter.example === undefined) continue;
+          check(`${method} ${path} ${parameter.name}`, parameter.schema, parameter.example);
+          shown = true;
+        }
+        // Only an operation that takes and answers nothing (signing out) has nothing to show.
+        const takesOrAnswers = medias.length > 0 || (operation.parameters ?? []).some((parameter) => parameter.in === 'path');
+        if (!shown && takesOrAnswers) without.push(`${method} ${path}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+    assert.deepEqual(without, [], 'operations without an example');
+    // Drawn from the member names where the schema says no more (src/http/plugins/openapi-examples.ts).
+    const customer = doc.components.examples.Customer?.value as Record<string, unknown>;
+    assert.match(String(customer.id), /^cust_[0-9a-f]{20}$/);
+    assert.match(String(customer.email), /^[^@\s]+@example\.com$/);
   });
 
   test('/docs shows a summary at once and loads Redoc from this server only', async () => {

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { NAMED_SCHEMAS } from '../../api/components.ts';
+import { exampleOf } from './openapi-examples.ts';
 import { lenientBodyKind } from './request-leniency.ts';
 
 // The OpenAPI document is generated from the route schemas (so it cannot describe a route that does not
@@ -197,7 +198,7 @@ function withComponentRefs<T extends { body?: unknown; response?: unknown }>(sch
 }
 
 interface DocumentOperation {
-  parameters?: Array<{ in?: string; schema?: unknown; example?: unknown }>;
+  parameters?: Array<{ in?: string; name?: string; schema?: unknown; example?: unknown }>;
   requestBody?: { required?: boolean; description?: string; content?: Record<string, { schema?: unknown }> };
   responses?: Record<string, unknown>;
 }
@@ -218,58 +219,8 @@ function resolved(schema: unknown, components: Record<string, unknown>): unknown
 
 // ---- examples ----
 
-// Every operation shows an example of what it answers (and of the body it takes): drawn from the schema
-// (its declared default or first enum value, a sample of each format, every member), so it always
-// matches the schema. An example of a named schema is declared once under components/examples.
-
-const FORMAT_SAMPLES: Record<string, string> = {
-  'date-time': '2026-01-15T09:30:00.000Z',
-  date: '2026-01-15',
-  'date-or-date-time': '2026-01-15T09:30:00.000Z',
-  time: '09:30:00',
-  email: 'ada@example.com',
-  uri: 'https://shop.example.com/path',
-  duration: 'P1D',
-};
-
-function sampleOf(schema: unknown, components: Record<string, unknown>, depth = 0): unknown {
-  if (typeof schema !== 'object' || schema === null || depth > 12) return null;
-  const node = schema as Record<string, unknown>;
-  if (typeof node.$ref === 'string') return sampleOf(resolved(node, components), components, depth + 1);
-  if (node.const !== undefined) return node.const;
-  if (node.default !== undefined) return node.default;
-  if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum[0];
-  const branches = (Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : Array.isArray(node.allOf) ? node.allOf : null) as unknown[] | null;
-  if (branches) {
-    const useful = branches.find((b) => (b as { type?: unknown } | null)?.type !== 'null') ?? branches[0];
-    return sampleOf(useful, components, depth + 1);
-  }
-  const type = Array.isArray(node.type) ? node.type.find((t) => t !== 'null') : node.type;
-  switch (type) {
-    case 'object': {
-      const out: Record<string, unknown> = {};
-      for (const [member, sub] of Object.entries((node.properties as Record<string, unknown> | undefined) ?? {})) out[member] = sampleOf(sub, components, depth + 1);
-      return out;
-    }
-    case 'array':
-      return node.maxItems === 0 || node.items === undefined ? [] : [sampleOf(node.items, components, depth + 1)];
-    case 'string': {
-      const format = typeof node.format === 'string' ? FORMAT_SAMPLES[node.format] : undefined;
-      if (format) return format;
-      const minLength = typeof node.minLength === 'number' ? node.minLength : 0;
-      return 'string'.padEnd(minLength, 'x');
-    }
-    case 'integer':
-    case 'number':
-      return typeof node.minimum === 'number' && node.minimum > 0 ? node.minimum : 0;
-    case 'boolean':
-      return true;
-    case 'null':
-      return null;
-    default:
-      return {};
-  }
-}
+// Every operation shows an example of what it answers (and of the body it takes), drawn from the schema
+// (./openapi-examples.ts). An example of a named schema is declared once under components/examples.
 
 type MediaObject = { schema?: unknown; example?: unknown; examples?: Record<string, unknown> };
 
@@ -278,10 +229,10 @@ function setExample(media: MediaObject, components: Record<string, unknown>, exa
   const ref = (media.schema as { $ref?: unknown } | undefined)?.$ref;
   if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
     const name = ref.slice('#/components/schemas/'.length);
-    examples[name] ??= { summary: name, value: sampleOf(media.schema, components) };
+    examples[name] ??= { summary: name, value: exampleOf(media.schema, components) };
     media.examples = { [name]: { $ref: `#/components/examples/${name}` } };
   } else {
-    media.example = sampleOf(media.schema, components);
+    media.example = exampleOf(media.schema, components);
   }
 }
 
@@ -303,7 +254,7 @@ function addExamples(operation: DocumentOperation, components: Record<string, un
     }
   }
   // An operation that takes and answers no JSON (a delete answering 204) shows example path values.
-  if (!shown) for (const parameter of operation.parameters ?? []) if (parameter.in === 'path') parameter.example = sampleOf(parameter.schema, components);
+  if (!shown) for (const parameter of operation.parameters ?? []) if (parameter.in === 'path') parameter.example = exampleOf(parameter.schema, components, parameter.name);
 }
 
 function sortedByName(components: Record<string, unknown>): Record<string, unknown> {
