@@ -75,7 +75,7 @@ const STRINGS: Record<string, string> = {
 };
 
 const NUMBERS: Record<string, number> = {
-  amount: 2500, price: 2500, initial_amount: 2500, total_amount: 2500, average_amount: 2500, last_order_amount: 2500, items_amount: 2500,
+  amount: 2500, price: 1250, initial_amount: 2500, total_amount: 2500, average_amount: 2500, last_order_amount: 2500, items_amount: 2500,
   discount_amount: 250, items_discount_amount: 250, total_discount_amount: 250, applied_discount_amount: 250, amount_off: 500, fixed_amount: 2000,
   amount_limit: 1000, aggregated_amount_limit: 5000, percent_off: 10, unit_off: 1, credits: 2500, balance: 100, points: 100, quantity: 2,
   initial_quantity: 2, discount_quantity: 1, hierarchy: 1, limit: 10, page: 1, ttl: 7, redemption_quantity: 1, redeemed_quantity: 0, total: 1,
