@@ -1,16 +1,12 @@
 import { Pacer } from '../lib/slices.ts';
 import type { Deps } from '../services/context.ts';
-import { DISPATCH_BATCH, dispatchWebhookEvents } from '../services/webhooks/dispatch.ts';
+import { dispatchWebhookEvents } from '../services/webhooks/dispatch.ts';
 import { WebhookSender } from '../services/webhooks/delivery.ts';
 import type { Worker } from './worker.ts';
 
 // Webhook dispatch and delivery run on every turn of the worker loop (src/services/webhooks/*): the
 // dispatcher turns new log events into deliveries, the sender attempts the due ones. A turn keeps going
-// while there is a backlog (a full batch of events, or attempts made), within a time budget, so a backlog
-// drains quickly without starving the job queue. Once the dispatcher has caught up with the log the turn
-// ends, even if requests keep adding events: the next turn (at most the worker's idle poll later) takes
-// what came meanwhile in one batch. Chasing each new event at once under steady traffic cost a dispatch
-// transaction (about 8 statements) for every one or two requests.
+// while there is work, within a time budget, so a backlog drains quickly without starving the job queue.
 
 const TURN_BUDGET_MS = 1_000;
 const PURGE_EVERY_MS = 3600_000;
@@ -30,8 +26,8 @@ export async function runWebhookTurn(deps: Deps, sender: WebhookSender, budgetMs
     const attempts = await sender.deliverDue();
     turn.dispatchedEvents += dispatched?.events ?? 0;
     turn.attempts += attempts;
-    const backlog = (dispatched?.events ?? 0) >= DISPATCH_BATCH || attempts > 0;
-    if (!backlog || performance.now() - started >= budgetMs) return turn;
+    const moved = (dispatched?.advanced ?? false) || attempts > 0;
+    if (!moved || performance.now() - started >= budgetMs) return turn;
     // A backlog (a bulk job's events) is read in slices, with requests served between them.
     await pacer.between();
   }
