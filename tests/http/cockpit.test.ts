@@ -161,6 +161,21 @@ describe('customer cockpit', () => {
     assert.equal((await ok(t, 'GET', `/v1/loyalties/members/${encodeURIComponent(shop.card)}`)).loyalty_card.balance, 350 - shop.price);
   });
 
+  test('a pay-with-points reward is shown for use at checkout, and the cockpit does not redeem it', async () => {
+    const coin = await ok(t, 'POST', '/v1/rewards', { name: 'Points off your order', type: 'COIN', parameters: { coin: { exchange_ratio: 0.01, points_ratio: 1 } } });
+    await ok(t, 'POST', `/v1/rewards/${coin.id}/assignments`, { campaign: shop.programId });
+    const wallet = await cockpit('GET', '/wallet', { token });
+    assert.equal(wallet.status, 200, wallet.text);
+    const rewards = wallet.body.loyalty_cards.flatMap((c: Json) => c.rewards);
+    assert.equal(rewards.find((r: Json) => r.id === coin.id)?.redeemable, false);
+    assert.equal(rewards.find((r: Json) => r.id === shop.rewardId)?.redeemable, true);
+    const before = (await ok(t, 'GET', `/v1/loyalties/members/${encodeURIComponent(shop.card)}`)).loyalty_card.balance;
+    const refused = await cockpit('POST', `/cards/${encodeURIComponent(shop.card)}/redemption`, { token, json: { reward_id: coin.id } });
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.body.details, /used at checkout/);
+    assert.equal((await ok(t, 'GET', `/v1/loyalties/members/${encodeURIComponent(shop.card)}`)).loyalty_card.balance, before);
+  });
+
   test("another customer's card, an unknown card and another project's objects are all the same 404", async () => {
     const other = await cockpitShop(t, 900);
     const theirs = await cockpit('POST', `/cards/${encodeURIComponent(other.card)}/redemption`, { token, json: { reward_id: other.rewardId } });

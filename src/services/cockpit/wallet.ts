@@ -4,6 +4,7 @@ import type { CustomerRedeemableOut } from '../../api/customer-redeemables.ts';
 import { findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts';
 import { findLiveCustomerById } from '../../store/customers.ts';
 import { findProject } from '../../store/projects.ts';
+import { findReward } from '../../store/rewards.ts';
 import { findLiveVoucher } from '../../store/vouchers.ts';
 import { projectBranding, type BrandingObject } from '../branding/branding.ts';
 import { customerConsents, listConsents, updateCustomerConsents } from '../consents/consents.ts';
@@ -150,6 +151,9 @@ async function loyaltyCardOf(deps: Deps, actor: Actor, item: CustomerRedeemableO
         type: r.reward.type,
         points: price,
         affordable: price === null ? balance > 0 : price <= balance,
+        // Pay-with-points (COIN) rewards pay part of an order, so they are used at the shop's checkout;
+        // the cockpit has no order to pay for.
+        redeemable: r.reward.type !== 'COIN',
         // The reward's stock is what is left (each redemption takes one).
         stock_left: r.reward.stock,
       };
@@ -223,6 +227,9 @@ async function ownCard(deps: Deps, actor: Actor, customerId: string, code: strin
 /** `POST /cockpit/v1/cards/{code}/redemption`: the reward redemption of the public API, for one's own card. */
 export async function redeemOwnReward(deps: Deps, actor: Actor, customerId: string, code: string, rewardId: string) {
   const card = await ownCard(deps, actor, customerId, code);
+  if ((await findReward(deps.db, actor.projectId, rewardId))?.type === 'COIN') {
+    throw errors.invalidPayload('A pay-with-points reward pays part of an order: it is used at checkout, not in the cockpit');
+  }
   const record = await redeemReward(deps, actor, null, card.code, { reward: { id: rewardId } });
   return { id: record.id, result: record.result, reward: record.reward ?? null, date: record.date };
 }

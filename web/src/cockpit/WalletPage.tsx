@@ -114,7 +114,12 @@ function RewardRow({ card, reward, brand }: { card: LoyaltyCard; reward: Reward;
             {reward.stock_left !== null && ` · ${reward.stock_left} left`}
           </Text>
         </div>
-        {!confirming && (
+        {!reward.redeemable && (
+          <Text size="sm" c="dimmed" ta="right">
+            Use at checkout
+          </Text>
+        )}
+        {reward.redeemable && !confirming && (
           <Button
             size="sm"
             color={brand.primary_color}

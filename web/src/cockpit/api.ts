@@ -80,6 +80,8 @@ export interface Reward {
   type: string;
   points: number | null;
   affordable: boolean;
+  /** False for pay-with-points rewards: they pay part of an order at the shop's checkout. */
+  redeemable: boolean;
   stock_left: number | null;
 }
 
