@@ -543,6 +543,27 @@ describe('orders', () => {
       assert.equal(s.total_amount, 300);
     });
 
+    test('an order stored by a redemption becomes the latest one only when it was created last', async () => {
+      const customerId = await newCustomer('latest-2');
+      await create({ customer_id: customerId, amount: 500, status: 'PAID', created_at: '2026-03-01T00:00:00.000Z' });
+      const redeem = async (code: string, order: Record<string, unknown>) => {
+        const made = await t.request('POST', `/v1/vouchers/${code}`, { json: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } });
+        assert.equal(made.status, 200, made.text);
+        const res = await t.request('POST', '/v1/redemptions', { json: { redeemables: [{ object: 'voucher', id: code }], customer: { id: customerId }, order } });
+        assert.equal(res.status, 200, res.text);
+      };
+      // Sent with an earlier date: counted, but the March order stays the latest.
+      await redeem('LATEST-2-A', { amount: 1000, created_at: '2026-01-15T00:00:00.000Z' });
+      let s = await summary(customerId);
+      assert.deepEqual([s.total_count, s.total_amount, s.last_order_amount, s.last_order_date], [2, 1400, 500, '2026-03-01T00:00:00.000Z']);
+      // Created now: the latest.
+      await redeem('LATEST-2-B', { amount: 2000 });
+      s = await summary(customerId);
+      assert.equal(s.total_count, 3);
+      assert.equal(s.last_order_amount, 1900);
+      assert.ok(s.last_order_date !== null && s.last_order_date > '2026-03-01T00:00:00.000Z', String(s.last_order_date));
+    });
+
     test('each change appends its events with the order, the customer and the product ids', async () => {
       const product = await t.request('POST', '/v1/products', { json: { name: 'Lamp', price: 4000 } });
       const customerId = await newCustomer('events-1');

@@ -187,7 +187,7 @@ async function afterWrite(
   const redeemed = options.customerRedemptions;
   // A new counted order whose insert may be held is named to the summary, which then need not read it
   // back; the summary update is then held too (same reason: nothing reads it before the commit).
-  const counted = options.unreadUntilCommit === true && before === null && countsTowardSummary(after.status as OrderStatus) ? { id: after.id, createdAt: after.created_at, totalAmount: Number(after.total_amount) } : undefined;
+  const counted = options.unreadUntilCommit === true && before === null && countsTowardSummary(after.status as OrderStatus) ? { createdAt: after.created_at, totalAmount: Number(after.total_amount) } : undefined;
   for (const change of changes) {
     const alsoRedeemed = redeemed && redeemed.customerId === change.customerId ? redeemed.succeeded : undefined;
     const newOrder = change.customerId === after.customer_id ? counted : undefined;
