@@ -178,6 +178,26 @@ describe('vouchers', () => {
     assert.equal((await events('business_validation_rule.assignment.created', assignment.id)).length, 1);
   });
 
+  test('a rule assigned to a voucher later shows in the voucher at once, in a project that had no voucher rules', async () => {
+    // A fresh project: the voucher object knows from the definitions cache that no voucher has rules.
+    const project = await t.request('POST', '/management/v1/projects', { headers: t.managementHeaders(), json: { name: 'Voucher rules later', case_sensitive_codes: false, timezone: 'UTC', currency: 'USD' } });
+    assert.equal(project.status, 200, project.text);
+    const headers = t.serverHeaders(project.body.server_side_key as KeyPairOut);
+    const made = await t.request('POST', '/v1/vouchers/LATER-1', { headers, json: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } });
+    assert.equal(made.status, 200, made.text);
+    const before = await t.request('GET', '/v1/vouchers/LATER-1', { headers });
+    assert.equal(before.body.validation_rules_assignments.total, 0);
+
+    const rule = await t.request('POST', '/v1/validation-rules', { headers, json: { name: 'Later', rules: { '1': { name: 'order.amount', conditions: { $more_than: [1000] }, rules: {} }, logic: '1' } } });
+    assert.equal(rule.status, 200, rule.text);
+    const assigned = await t.request('POST', `/v1/validation-rules/${rule.body.id}/assignments`, { headers, json: { related_object_type: 'voucher', related_object_id: made.body.id } });
+    assert.equal(assigned.status, 200, assigned.text);
+    const after = await t.request('GET', '/v1/vouchers/LATER-1', { headers });
+    assert.equal(after.body.validation_rules_assignments.total, 1);
+    assert.equal(after.body.validation_rules_assignments.data[0].id, assigned.body.id);
+    assert.equal(after.body.validation_rules_assignments.data[0].rule_id, rule.body.id);
+  });
+
   test('the list filters, orders and pages as the vendor does', async () => {
     const category = await t.sdk().categories.create({ name: 'Listed', hierarchy: 1 } as never);
     const listed = await campaign('Listed campaign');

@@ -11,13 +11,13 @@ import { addToVouchersCount, findLiveCampaign, findLiveCampaignById, type Campai
 import { findCategory, findCategoryByName } from '../../store/categories.ts';
 import { findLiveCustomer } from '../../store/customers.ts';
 import type { Executor, Tx } from '../../store/db.ts';
-import type { DefinitionsView } from '../../store/definitions.ts';
+import { definitions, type DefinitionsView } from '../../store/definitions.ts';
 import { projectSettings } from '../../store/redemption-facts.ts';
 import { appendEvents } from '../../store/events.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import { findProject, projectCodesAreCaseSensitive } from '../../store/projects.ts';
 import type { VouchersTable } from '../../store/schema.ts';
-import { findRule, listAssignments } from '../../store/validation-rules.ts';
+import { assignedRules, findRule } from '../../store/validation-rules.ts';
 import { binVoucher, listLiveVouchers, purgeVoucher, voucherFilterFields } from '../../store/voucher-list.ts';
 import { codeKey, codeKeyOf, findLiveVoucherByCode, findLiveVoucherById, insertVouchersSkippingTakenCodes, lockVoucherRow, updateLiveVoucher, type VoucherRow } from '../../store/vouchers.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
@@ -197,16 +197,26 @@ export async function createVoucherIn(tx: Tx, deps: Deps, actor: Actor, pathCode
   return voucher;
 }
 
-/** `GET /v1/vouchers/{code}`: the voucher with the validation rules assigned to it. */
+/**
+ * `GET /v1/vouchers/{code}`: the voucher with the validation rules assigned to it. The project's settings,
+ * the campaign, the category and whether any voucher has rules of its own come from the definitions cache,
+ * so a voucher without rules costs two statements: the definitions version and the voucher.
+ */
 export async function getVoucher(deps: Deps, actor: Actor, code: string): Promise<VoucherObject> {
+  const defs = await definitions(deps.db, actor.projectId);
   const row = await liveVoucherByCode(deps.db, actor.projectId, code);
-  const voucher = await renderVoucherRow(deps.db, deps, actor.projectId, row);
-  const { rows, total } = await listAssignments(deps.db, { projectId: actor.projectId, limit: 100, offset: 0, descending: false, relatedObjectId: row.id });
+  const [voucher] = await renderVoucherRows(deps.db, deps, actor.projectId, [row], defs);
+  if (!voucher) throw new Error('rendering one voucher gave none');
+  const assigned = await assignedRules(deps.db, actor.projectId, [{ type: 'voucher', id: row.id }], defs);
+  const data = assigned.slice(0, ASSIGNMENTS_SHOWN).map((a) => toAssignmentObject(a.assignment));
   return {
     ...voucher,
-    validation_rules_assignments: { object: 'list', data_ref: 'data', data: rows.map(toAssignmentObject), total },
+    validation_rules_assignments: { object: 'list', data_ref: 'data', data, total: assigned.length },
   };
 }
+
+/** Assignments a voucher object lists (the oldest first); `total` counts them all. */
+const ASSIGNMENTS_SHOWN = 100;
 
 export interface VoucherList {
   object: 'list';
