@@ -35,7 +35,8 @@ export interface WalReading {
   /**
    * SQLite, when asked for (`sqliteWalMeter(file, { map: true })`): the window's frames by the table or
    * index whose page each one holds, most first. Pages the window allocated (new leaves, overflow pages of
-   * large values) belong to no object yet in the snapshot the map is read from: '(new pages)'.
+   * large values) belong to no object yet in the snapshot the map is read from: they are named from the
+   * database as it is after the window, '<object> (new)', or '(new pages)' when no object holds them now.
    */
   frames?: Array<{ object: string; frames: number; pages: number }>;
 }
@@ -66,7 +67,7 @@ export function sqliteWalMeter(file: string, options: { map?: boolean } = {}): W
     async stop() {
       const end = frames('PASSIVE');
       // Read while the pin still holds every frame in the log and the database as it was before the window.
-      const map = options.map ? mapFrames(file, pageSize, pin) : undefined;
+      const map = options.map ? mapFrames(file, pageSize, pin, control) : undefined;
       pin.exec('commit');
       return { bytes: (end.log - startFrames) * (pageSize + 24), backgroundPerSecond: null, ...(map ? { frames: map } : {}) };
     },
@@ -83,7 +84,7 @@ export function sqliteWalMeter(file: string, options: { map?: boolean } = {}): W
  * four bytes are the page number (after the log's 32-byte header); `dbstat` names each page's owner. The
  * log holds only the window's frames (it was emptied before), so this is where the window's WAL went.
  */
-function mapFrames(file: string, pageSize: number, pin: Database.Database): Array<{ object: string; frames: number; pages: number }> {
+function mapFrames(file: string, pageSize: number, pin: Database.Database, current: Database.Database): Array<{ object: string; frames: number; pages: number }> {
   const log = readFileSync(`${file}-wal`);
   const framesByPage = new Map<number, number>();
   for (let at = 32; at + 24 + pageSize <= log.length; at += 24 + pageSize) {
@@ -93,6 +94,13 @@ function mapFrames(file: string, pageSize: number, pin: Database.Database): Arra
   const owner = new Map<number, string>();
   for (const row of pin.prepare('select name, pageno from dbstat').iterate() as Iterable<{ name: string; pageno: number }>) {
     if (framesByPage.has(row.pageno)) owner.set(row.pageno, row.name);
+  }
+  // Pages the window allocated belong to no object in the pinned snapshot; the database as it is now
+  // (read through the log) names them: '<object> (new)'. A page freed and reused since is rare enough.
+  if ([...framesByPage.keys()].some((page) => !owner.has(page))) {
+    for (const row of current.prepare('select name, pageno from dbstat').iterate() as Iterable<{ name: string; pageno: number }>) {
+      if (framesByPage.has(row.pageno) && !owner.has(row.pageno)) owner.set(row.pageno, `${row.name} (new)`);
+    }
   }
   const byObject = new Map<string, { frames: number; pages: number }>();
   for (const [page, count] of framesByPage) {
