@@ -29,6 +29,7 @@ import * as definitionsVersion from './2026-11-26-0037-definitions-version.ts';
 import * as listCounts from './2026-11-27-0038-list-counts.ts';
 import * as redemptionIndexDiet from './2026-11-27-0039-redemption-index-diet.ts';
 import * as cockpitBranding from './2026-11-27-0040-cockpit-branding.ts';
+import * as countedRedemptionIndexes from './2026-11-27-0041-counted-redemption-indexes.ts';
 
 // Every migration, in the order it runs (Kysely runs them sorted by name). Names are date-prefixed and
 // never change once released.
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-0038-list-counts': listCounts,
   '2026-11-27-0039-redemption-index-diet': redemptionIndexDiet,
   '2026-11-27-0040-cockpit-branding': cockpitBranding,
+  '2026-11-27-0041-counted-redemption-indexes': countedRedemptionIndexes,
 };
