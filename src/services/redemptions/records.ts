@@ -78,10 +78,53 @@ export interface RollbackRef {
  * loads them in one query for a page of records, see `renderRedemptions`).
  */
 export function renderRedemption(row: RedemptionRow, rollbacks: readonly RollbackRef[] = []): RedemptionRecord {
-  const reward = fromJson<Record<string, unknown> | null>(row.reward_snapshot, null);
-  const tier = fromJson<Record<string, unknown> | null>(row.promotion_tier_snapshot, null);
-  const gift = fromJson<{ amount: number } | null>(row.gift, null);
-  const loyaltyCard = fromJson<{ points: number } | null>(row.loyalty_card, null);
+  return renderRecord(row, documentsOfRow(row), rollbacks);
+}
+
+/** The JSON columns of a record, as objects. */
+interface RecordDocuments {
+  metadata: Record<string, unknown>;
+  order: OrderObject | null;
+  channel: RedemptionChannel;
+  customer: SimpleCustomer | null;
+  voucher: Record<string, unknown> | null;
+  tier: Record<string, unknown> | null;
+  reward: Record<string, unknown> | null;
+  gift: { amount: number } | null;
+  loyaltyCard: { points: number } | null;
+}
+
+function documentsOfRow(row: RedemptionRow): RecordDocuments {
+  return {
+    metadata: fromJson(row.metadata, {}),
+    order: fromJson(row.order_snapshot, null),
+    channel: fromJson(row.channel, { channel_id: null, channel_type: 'API' }),
+    customer: fromJson(row.customer_snapshot, null),
+    voucher: fromJson(row.voucher_snapshot, null),
+    tier: fromJson(row.promotion_tier_snapshot, null),
+    reward: fromJson(row.reward_snapshot, null),
+    gift: fromJson(row.gift, null),
+    loyaltyCard: fromJson(row.loyalty_card, null),
+  };
+}
+
+/** The objects a new record's columns are written from: the answer needs no parse of what was just serialised. */
+function documentsOfRecord(record: RecordInput): RecordDocuments {
+  return {
+    metadata: record.metadata,
+    order: record.order,
+    channel: record.channel,
+    customer: record.customer,
+    voucher: record.voucher?.snapshot ?? null,
+    tier: record.promotionTier?.snapshot ?? null,
+    reward: record.reward,
+    gift: record.gift,
+    loyaltyCard: record.loyaltyCard,
+  };
+}
+
+function renderRecord(row: RedemptionRow, documents: RecordDocuments, rollbacks: readonly RollbackRef[]): RedemptionRecord {
+  const { reward, tier, gift, loyaltyCard } = documents;
   const rollbackOf = row.object === 'redemption_rollback' ? row.rollback_of : null;
   return {
     id: row.id,
@@ -89,7 +132,7 @@ export function renderRedemption(row: RedemptionRow, rollbacks: readonly Rollbac
     date: row.created_at,
     customer_id: row.customer_id,
     tracking_id: row.tracking_id,
-    metadata: fromJson(row.metadata, {}),
+    metadata: documents.metadata,
     ...(row.amount !== null ? { amount: Number(row.amount) } : {}),
     // A rollback names the redemption it undid; a stacked child its parent.
     redemption: rollbackOf ?? row.parent_id,
@@ -101,12 +144,12 @@ export function renderRedemption(row: RedemptionRow, rollbacks: readonly Rollbac
     ...(row.session_key !== null ? { session: { key: row.session_key } } : {}),
     ...(rollbacks.length > 0 ? { related_redemptions: { rollbacks: [...rollbacks], redemptions: [] } } : {}),
     ...(rollbackOf !== null ? { related_redemptions: { rollbacks: [], redemptions: [{ id: rollbackOf, date: row.created_at }] } } : {}),
-    order: fromJson(row.order_snapshot, null),
-    channel: fromJson(row.channel, { channel_id: null, channel_type: 'API' }),
-    customer: fromJson(row.customer_snapshot, null),
+    order: documents.order,
+    channel: documents.channel,
+    customer: documents.customer,
     related_object_type: row.related_object_type,
     related_object_id: row.related_object_id,
-    ...(row.voucher_snapshot !== null || row.voucher_id !== null ? { voucher: fromJson(row.voucher_snapshot, null) } : {}),
+    ...(row.voucher_snapshot !== null || row.voucher_id !== null ? { voucher: documents.voucher } : {}),
     ...(tier ? { promotion_tier: tier } : {}),
     ...(reward ? { reward } : {}),
     ...(gift ? { gift } : {}),
@@ -215,7 +258,7 @@ export async function insertRecord(tx: Executor, record: RecordInput): Promise<R
 export async function insertRecords(tx: Executor, records: readonly RecordInput[]): Promise<RedemptionRecord[]> {
   const rows = records.map(rowOf);
   await insertRedemptions(tx, rows);
-  return rows.map((row) => renderRedemption(row));
+  return rows.map((row, i) => renderRecord(row, documentsOfRecord(records[i] as RecordInput), []));
 }
 
 function rowOf(record: RecordInput): RedemptionRow {
