@@ -237,6 +237,13 @@ export async function countActivitiesInRange(db: Executor, q: ActivityQuery): Pr
   return countEventsUpTo(db, inRange, ACTIVITY_WINDOW);
 }
 
+/** The payloads of some events of a project, by id (as stored: references unexpanded). */
+export async function findEventData(db: Executor, projectId: string, ids: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('events').select(['id', 'data']).where('project_id', '=', projectId).where('id', 'in', [...ids]).execute();
+  return new Map(rows.map((row) => [row.id, fromJson<Record<string, unknown>>(row.data, {})]));
+}
+
 export async function findCustomerEvent(
   db: Executor,
   projectId: string,

@@ -593,6 +593,27 @@ describe('orders', () => {
       const byProduct = await activities(customerId, `&product_id=${product.body.id}`);
       assert.equal(byProduct.filter((a) => a.type.startsWith('customer.order.')).length, 8);
       assert.equal((await activities(customerId, '&product_id=prod_other')).length, 0);
+
+      // The events of one write (updated, then paid or fulfilled) show the same order, stored once.
+      for (const [i, activity] of list.entries()) {
+        const next = list[i + 1];
+        if (activity.type !== 'customer.order.updated' || !next) continue;
+        assert.deepEqual(next.data.data.order, activity.data.data.order, `${next.type} after ${activity.type}`);
+        assert.equal(next.data.data.customer?.id, customerId);
+      }
+    });
+
+    test('an order created PAID shows the same order in its created and paid activities', async () => {
+      const customerId = await newCustomer('paid-copy-1');
+      const order = await create({ customer_id: customerId, amount: 2500, status: 'PAID', metadata: { channel: 'shop' } });
+      const list = await activities(customerId);
+      const created = list.find((a) => a.type === 'customer.order.created');
+      const paid = list.find((a) => a.type === 'customer.order.paid');
+      assert.ok(created && paid);
+      assert.equal(paid.data.data.order.id, order.id);
+      assert.equal(paid.data.data.order.amount, 2500);
+      assert.deepEqual(paid.data.data.order, created.data.data.order);
+      assert.equal(paid.data.data.customer?.id, customerId);
     });
 
     test('an order created PAID is paid once; paid, cancelled and paid again is still paid once', async () => {

@@ -1,5 +1,6 @@
 import { findLiveCustomersByIds, renderCustomers, type CustomerObject } from '../../store/customers.ts';
 import type { Executor } from '../../store/db.ts';
+import { findEventData } from '../../store/events.ts';
 import { findRedemptionsByIds } from '../../store/redemption-records.ts';
 import { isCustomerChangeRecord } from '../customers/customers.ts';
 import { renderRedemption, type RedemptionRecord } from '../redemptions/records.ts';
@@ -14,7 +15,9 @@ import { renderRedemption, type RedemptionRecord } from '../redemptions/records.
 //   voucher?, promotion_tier?, campaign}` (a child) or `{redemption, customer, order, redemptions}` (a
 //   stacked parent), from the record as it was written: its snapshots are taken at that moment, and the
 //   record's later status (a rollback) is not shown, as it was not in the event.
-// - `order.*`: `{order, customer_id}` → `{customer, order}`, the customer as they are now.
+// - `order.*`: `{order, customer_id}` → `{customer, order}`, the customer as they are now. The further
+//   events of one write of an order (a new order's `order.paid`) store `{order_of, customer_id}` instead:
+//   the id of the event of that write that holds the order.
 // - `customer.updated`: `{customer_id, changes}` (src/services/customers/customers.ts) → `{customer}`,
 //   the customer as they are now.
 // Events stored in the old full form are returned as they are.
@@ -28,9 +31,10 @@ export interface RedemptionEventRef {
   redemptions?: string[];
 }
 
-/** An `order.*` payload as stored. */
+/** An `order.*` payload as stored: the order, or the event of the same write that holds it. */
 export interface OrderEventRef {
-  order: Record<string, unknown>;
+  order?: Record<string, unknown>;
+  order_of?: string;
   customer_id: string | null;
 }
 
@@ -72,6 +76,9 @@ export async function expandEventData(db: Executor, projectId: string, events: r
     else if (isCustomerChange(type, data)) customerIds.add(data.customer_id);
   }
   const records = redemptionIds.size === 0 ? new Map() : await findRedemptionsByIds(db, projectId, [...redemptionIds]);
+  const orderHolders = new Set<string>();
+  for (const { type, data } of events) if (isOrderRef(type, data) && typeof data.order_of === 'string') orderHolders.add(data.order_of);
+  const heldOrders = await findEventData(db, projectId, [...orderHolders]);
   const customers = new Map<string, CustomerObject>();
   if (customerIds.size > 0) {
     const rows = await findLiveCustomersByIds(db, projectId, [...customerIds]);
@@ -88,7 +95,9 @@ export async function expandEventData(db: Executor, projectId: string, events: r
       return childPayload(record, data.campaign ?? null);
     }
     if (isOrderRef(type, data)) {
-      return { customer: data.customer_id === null ? null : (customers.get(data.customer_id) ?? null), order: data.order };
+      // A holder erased with its customer (GDPR) took the order with it.
+      const order = data.order ?? (data.order_of !== undefined ? (heldOrders.get(data.order_of)?.order ?? null) : null);
+      return { customer: data.customer_id === null ? null : (customers.get(data.customer_id) ?? null), order };
     }
     if (isCustomerChange(type, data)) return { customer: customers.get(data.customer_id) ?? null };
     return data;

@@ -1,5 +1,5 @@
 import type { Tx } from '../../store/db.ts';
-import { appendEvents } from '../../store/events.ts';
+import { appendEvents, type NewEvent } from '../../store/events.ts';
 import type { Actor, Deps } from '../context.ts';
 import { earnPointsForOrder } from '../loyalty/earning.ts';
 import { orderEvent } from './order-events.ts';
@@ -13,9 +13,10 @@ import type { OrderObject } from './order-object.ts';
  *
  * It records `order.paid` (the `customer.order.paid` activity), then the order-paid earning rules give
  * their points (joining the customer to auto-join programs), naming that event in their accruals.
+ * `copyIn`: the event of the same write that holds the order (src/services/orders/order-events.ts).
  */
-export async function onOrderPaid(tx: Tx, deps: Deps, actor: Actor, order: OrderObject): Promise<void> {
-  const paid = orderEvent(deps, actor, 'paid', order);
+export async function onOrderPaid(tx: Tx, deps: Deps, actor: Actor, order: OrderObject, copyIn?: NewEvent): Promise<void> {
+  const paid = orderEvent(deps, actor, 'paid', order, copyIn);
   await appendEvents(tx, [paid]);
   await earnPointsForOrder(tx, deps, actor, order, { id: paid.id, type: 'customer.order.paid' });
 }

@@ -206,9 +206,11 @@ async function afterWrite(
     await appendEvents(tx, [event]);
     return order;
   }
-  await appendEvents(tx, [orderEvent(deps, actor, before ? 'updated' : 'created', order)]);
-  if (firstPayment) await onOrderPaid(tx, deps, actor, order);
-  await appendEvents(tx, others.map((kind) => orderEvent(deps, actor, kind, order)));
+  const written = orderEvent(deps, actor, before ? 'updated' : 'created', order);
+  await appendEvents(tx, [written]);
+  // The status events of the same write show the same order: they name the event that holds it.
+  if (firstPayment) await onOrderPaid(tx, deps, actor, order, written);
+  await appendEvents(tx, others.map((kind) => orderEvent(deps, actor, kind, order, written)));
   return order;
 }
 
