@@ -32,7 +32,9 @@ const files = requested.length > 0 ? requested : testFiles(join(root, 'tests')).
 // Three files at a time on this 2-core machine kind: with two, a file waiting on its database (commits,
 // PostgreSQL round trips, job polling) leaves a core idle — measured 72 % CPU use, and 14 API files took
 // 171 s with two against 124 s with three.
-const nodeTestArgs = (list: string[]) => ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', '--test-timeout=120000', ...list];
+// The timeout also bounds each file as a whole: a browser file of three console walks took 86 s of tests
+// plus Chromium's start on a loaded machine (load average 8) and crossed 120 s.
+const nodeTestArgs = (list: string[]) => ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', '--test-timeout=240000', ...list];
 // Files that never open the database under test run once, in the SQLite pass: the pure domain and unit
 // tests, the command-line and process tests that start `punchcard` on a SQLite file of their own, and the
 // pages in a real browser (the console, /docs), which drive the same API every other file tests on both
