@@ -69,8 +69,7 @@ export interface FormulaContext {
   redemptionMetadata: Record<string, unknown>;
 }
 
-function evaluate(text: string | undefined, variables: FormulaVariables, kind: 'money' | 'number'): number | null {
-  if (text === undefined) return null;
+function evaluate(text: string, variables: FormulaVariables, kind: 'money' | 'number'): number | null {
   const formula = formulaOf(text);
   if (!formula) return null;
   const result = evaluateWithMinorUnits(formula, variables, kind);
@@ -85,8 +84,12 @@ export interface ResolvedValues {
   unitOff: number[];
 }
 
-export function discountValues(discount: DiscountDefinition, state: DiscountState, facts: FormulaFacts, ctx: FormulaContext): ResolvedValues {
-  const variables: FormulaVariables = {
+const money = (n: number): number => Math.max(0, Math.round(n));
+const percent = (n: number): number => Math.min(100, Math.max(0, n));
+const count = (n: number): number => Math.max(0, Math.round(n));
+
+function formulaVariables(state: DiscountState, facts: FormulaFacts, ctx: FormulaContext): FormulaVariables {
+  return {
     values: { ...orderVariables(state), ...facts.values },
     metadata: {
       ...facts.metadata,
@@ -95,8 +98,15 @@ export function discountValues(discount: DiscountDefinition, state: DiscountStat
       ...(ctx.customerMetadata ? { CUSTOMER: ctx.customerMetadata } : {}),
     },
   };
+}
+
+export function discountValues(discount: DiscountDefinition, state: DiscountState, facts: FormulaFacts, ctx: FormulaContext): ResolvedValues {
+  // Most discounts have no formula: the variables (totals of the running order) are gathered only for one that does.
+  let variables: FormulaVariables | undefined;
   let dynamic = false;
   const pick = (staticValue: number | undefined, formula: string | undefined, kind: 'money' | 'number', clamp: (n: number) => number): number | undefined => {
+    if (formula === undefined) return staticValue;
+    variables ??= formulaVariables(state, facts, ctx);
     const computed = evaluate(formula, variables, kind);
     if (computed !== null) {
       dynamic = true;
@@ -104,9 +114,6 @@ export function discountValues(discount: DiscountDefinition, state: DiscountStat
     }
     return staticValue;
   };
-  const money = (n: number) => Math.max(0, Math.round(n));
-  const percent = (n: number) => Math.min(100, Math.max(0, n));
-  const count = (n: number) => Math.max(0, Math.round(n));
   const values: DiscountValues = {};
   const set = <K extends keyof DiscountValues>(key: K, value: number | undefined) => {
     if (value !== undefined) values[key] = value;

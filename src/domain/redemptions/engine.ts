@@ -266,6 +266,8 @@ function eligibility(c: Candidate, state: DiscountState, ctx: EngineContext): Re
       return failure('gift_amount_exceeded', `Gift card ${payload.code} has ${available} available; ${payload.credits} were asked for`);
     }
   }
+  // Most redeemables carry no rule: the rule context (a copy of every order line) is built only for those that do.
+  if (c.rules.length === 0) return { selections: [] };
   const context: RuleContext = {
     now: ctx.now,
     customer: ctx.customer,

@@ -9,7 +9,7 @@ import { periodStart, type CounterPeriod } from '../../domain/redemptions/period
 import { duplicatedRedeemables, invalidRedeemables, redeemablesProblem } from '../../domain/redemptions/request.ts';
 import { DEFAULT_STACKING_RULES, type StackingRules } from '../../domain/redemptions/stacking.ts';
 import type { TtlUnit } from '../../domain/redemptions/session.ts';
-import { compileRuleSet, type CompiledRuleSet, type NormalisedDefinition } from '../../domain/rules/definition.ts';
+import { compileRuleSet, type CompiledRuleSet } from '../../domain/rules/definition.ts';
 import { factsNeeded, type FactsNeeded, type RuleCustomer } from '../../domain/rules/evaluate.ts';
 import type { CounterName } from '../../domain/rules/names.ts';
 import type { DiscountInput } from '../../api/discounts.ts';
@@ -27,6 +27,7 @@ import { findVouchersAndLocks, projectSettings, redemptionCounts } from '../../s
 import type { LockedAmounts } from '../../store/redemption-sessions.ts';
 import { findAssignment, findAssignmentFor, findReward, type AssignmentRow, type RewardRow } from '../../store/rewards.ts';
 import { segmentIdsOfCustomer } from '../../store/segments.ts';
+import { assignedRules, type ValidationRuleRow } from '../../store/validation-rules.ts';
 import { codeKeyOf, type VoucherRow } from '../../store/vouchers.ts';
 import { resolveOrderLines } from '../orders/order-lines.ts';
 import { parametersOf } from '../loyalty/rewards.ts';
@@ -34,7 +35,7 @@ import { collectionMembership, collectionsOfLine } from '../product-collections/
 import { windowOf } from '../promotions/availability.ts';
 import type { SimpleCustomer } from './records.ts';
 import { referrerOf } from '../referrals/holders.ts';
-import { rulesFor, type AssignmentObject } from '../validation-rules/validation-rules.ts';
+import { definitionOf, toAssignmentObject, type AssignmentObject } from '../validation-rules/validation-rules.ts';
 import { rulesOf } from './stacking-rules.ts';
 
 // Loads everything the evaluation engine needs for one request, one query per kind of fact rather than
@@ -143,11 +144,15 @@ interface CompiledEntry {
 
 const compiledRules = new Map<string, CompiledEntry>();
 
-/** Compiles a stored rule once per process (per definition), not once per request. */
-function compiledRule(ruleId: string, definition: NormalisedDefinition): CompiledEntry {
-  const key = `${ruleId}\u0000${JSON.stringify(definition)}`;
+/**
+ * Compiles a stored rule once per process (per definition), not once per request. Keyed by the stored
+ * text of the definition, so a request finds it without parsing or serialising the rule.
+ */
+function compiledRule(rule: ValidationRuleRow): CompiledEntry {
+  const key = `${rule.rules}\u0000${rule.error}\u0000${rule.applicable_to}`;
   let entry = compiledRules.get(key);
   if (!entry) {
+    const definition = definitionOf(rule);
     entry = { compiled: compileRuleSet(definition), needed: factsNeeded(definition) };
     if (compiledRules.size > 2000) compiledRules.clear();
     compiledRules.set(key, entry);
@@ -363,7 +368,7 @@ export async function loadFacts(
   }
   for (const t of tiers) ruleObjects.push({ type: 'promotion_tier', id: t.tier.id }, { type: 'campaign', id: t.campaign.id });
   for (const r of rewards.values()) if (r !== 'unassigned') ruleObjects.push({ type: 'reward_assignment', id: r.assignment.id });
-  const assigned = await rulesFor(db, projectId, ruleObjects, defs);
+  const assigned = await assignedRules(db, projectId, ruleObjects, defs);
 
   const categoryIds = [
     ...[...voucherOf.values()].flatMap((v) => [v.category_id, v.campaign_id ? (campaigns.get(v.campaign_id)?.category_id ?? null) : null]),
@@ -385,10 +390,10 @@ export async function loadFacts(
 
   // Rule facts: only what the assigned rules read.
   const rulesByObject = new Map<string, Array<{ ruleId: string; entry: CompiledEntry; assignment: AssignmentObject }>>();
-  for (const rule of assigned) {
-    const key = `${rule.assignment.related_object_type}\u0000${rule.assignment.related_object_id}`;
+  for (const { assignment, rule } of assigned) {
+    const key = `${assignment.related_object_type}\u0000${assignment.related_object_id}`;
     const list = rulesByObject.get(key) ?? [];
-    list.push({ ruleId: rule.ruleId, entry: compiledRule(rule.ruleId, rule.definition), assignment: rule.assignment });
+    list.push({ ruleId: rule.id, entry: compiledRule(rule), assignment: toAssignmentObject(assignment) });
     rulesByObject.set(key, list);
   }
   const rulesOfObjects = (objects: Array<[string, string | null]>) => objects.flatMap(([type, id]) => (id === null ? [] : (rulesByObject.get(`${type}\u0000${id}`) ?? [])));
