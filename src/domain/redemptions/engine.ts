@@ -353,7 +353,9 @@ function applyDiscount(
   }
   const mode = calculationModeOf(c, ctx.rules);
   const { state: next, effect } = applyValueDiscount(state, { type: discount.type, effect: effectName }, resolved.values, targets, targeting.limits, mode);
-  return { state: next, effect, result: { discount: { ...shown, effect: effectName } }, consumption: { credits: 0, points: 0, discount: totalOf(effect) } };
+  // Object.assign onto a fresh object, not `{ ...shown, effect }`: on Node 20 a member added to a spread copy costs microseconds.
+  const result = { discount: Object.assign({}, shown, { effect: effectName }) };
+  return { state: next, effect, result, consumption: { credits: 0, points: 0, discount: totalOf(effect) } };
 }
 
 function applyCandidate(c: Candidate, state: DiscountState, ctx: EngineContext, eligible: Eligible, discounted: ReadonlySet<number>): Applied | RedeemableFailure {
@@ -375,7 +377,7 @@ function applyCandidate(c: Candidate, state: DiscountState, ctx: EngineContext, 
           ? applySpreadOverItems(state, wanted, targeting.targets.filter((t) => (state.lines[t.index]?.amount ?? null) !== null))
           : applyOrderAmount(state, wanted);
       const credits = totalOf(applied.effect);
-      return { ...applied, result: { gift: { balance: available, credits } }, consumption: { credits, points: 0, discount: credits } };
+      return { state: applied.state, effect: applied.effect, result: { gift: { balance: available, credits } }, consumption: { credits, points: 0, discount: credits } };
     }
     case 'loyalty': {
       const reward = payload.reward;
@@ -393,7 +395,7 @@ function applyCandidate(c: Candidate, state: DiscountState, ctx: EngineContext, 
         return failure('invalid_amount', `The ${reward.points ?? 0} points asked for are worth less than one minor unit`);
       }
       const applied = applyOrderAmount(state, pay.discount);
-      return { ...applied, result: { loyalty_card: { points: pay.points } }, consumption: { credits: 0, points: pay.points, discount: totalOf(applied.effect) } };
+      return { state: applied.state, effect: applied.effect, result: { loyalty_card: { points: pay.points } }, consumption: { credits: 0, points: pay.points, discount: totalOf(applied.effect) } };
     }
   }
 }
