@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
+import { withMembers } from '../lib/objects.ts';
 import type { Db, Dialect, Tx } from '../store/db.ts';
 import { flushEvents, holdEvents, type EventSource, type NewEvent } from '../store/events.ts';
 import { holdWrites } from '../store/held-writes.ts';
@@ -70,12 +71,11 @@ export type EventInit = Omit<NewEvent, 'id' | 'projectId' | 'source' | 'groupId'
 /** Stamps an event with its id, project, actor and time. */
 export function makeEvent(deps: Pick<Deps, 'ids' | 'clock'>, actor: Actor, init: EventInit): NewEvent {
   const area = init.type.split('.')[0] ?? '';
-  return {
-    ...init,
+  return withMembers(init, {
     id: deps.ids.next(EVENT_PREFIX[area] ?? 'evgen'),
     projectId: actor.projectId,
     source: actor.source,
     groupId: actor.requestId,
     createdAt: deps.clock.now().toISOString(),
-  };
+  });
 }

@@ -1,3 +1,4 @@
+import { withMembers } from '../lib/objects.ts';
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { noteCustomerLocked } from './customer-locks.ts';
 import { isPostgres, type Executor } from './db.ts';
@@ -249,7 +250,7 @@ export async function renderCustomers(db: Executor, projectId: string, rows: rea
   const holdings = await customerHoldings(db, projectId, rows.map((r) => r.id));
   // How each customer was referred comes from the referral records (src/store/referrals.ts).
   const referrals = await referralsOfCustomers(db, projectId, rows.map((r) => r.id));
-  return rows.map((row) => ({ ...customerObjectWith(row, holdings.get(row.id) ?? NO_HOLDINGS), referrals: referrals.get(row.id) ?? { total: 0, campaigns: [] } }));
+  return rows.map((row) => withMembers(customerObjectWith(row, holdings.get(row.id) ?? NO_HOLDINGS), { referrals: referrals.get(row.id) ?? { total: 0, campaigns: [] } }));
 }
 
 export async function renderCustomer(db: Executor, projectId: string, row: CustomerRow): Promise<CustomerObject> {

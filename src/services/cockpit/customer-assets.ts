@@ -1,3 +1,4 @@
+import { withMembers } from '../../lib/objects.ts';
 import { errors } from '../../domain/errors.ts';
 import { findLiveCustomer, type CustomerObject } from '../../store/customers.ts';
 import { getCustomer } from '../customers/customers.ts';
@@ -18,12 +19,12 @@ export type CustomerWithAssets = CustomerObject & { assets: Links };
 const HIDDEN = { cockpit_url: null, cockpit_preference_center_url: null } as const;
 
 export async function withCockpitAssets(deps: Deps, projectId: string, customers: readonly CustomerObject[], reveal: boolean): Promise<CustomerWithAssets[]> {
-  if (!reveal) return customers.map((customer) => ({ ...customer, assets: HIDDEN }));
+  if (!reveal) return customers.map((customer) => withMembers(customer, { assets: HIDDEN }));
   const assets = await cockpitAssets(deps, deps.db, projectId, customers.map((c) => c.id));
   return customers.map((customer) => {
     const links = assets.get(customer.id);
     if (!links) throw new Error('a customer without cockpit links');
-    return { ...customer, assets: links };
+    return withMembers(customer, { assets: links });
   });
 }
 

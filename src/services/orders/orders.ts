@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
 import { errors } from '../../domain/errors.ts';
+import { withMembers } from '../../lib/objects.ts';
 import { orderTotals, type OrderLine } from '../../domain/orders/order-math.ts';
 import { countsTowardSummary, statusEvents, summaryChanges, type OrderStatus } from '../../domain/orders/order-status.ts';
 import type { CreateOrderInput, ListOrdersInput, UpdateOrderInput } from '../../api/orders.ts';
@@ -147,16 +148,13 @@ async function nextState(
   const customerId = await resolveParty(tx, deps, actor, 'customer', input.customer, input.customer_id, options.customer);
   const referrerId = await resolveParty(tx, deps, actor, 'referrer', input.referrer, input.referrer_id);
   const status: OrderStatus = input.status ?? existing?.status ?? 'CREATED';
-  return {
-    source_id: input.source_id !== undefined ? input.source_id : (existing?.source_id ?? null),
-    status,
-    ...totals,
+  return Object.assign({ source_id: input.source_id !== undefined ? input.source_id : (existing?.source_id ?? null), status }, totals, {
     items: toJson(lines),
     metadata: input.metadata !== undefined ? toJson(input.metadata ?? {}) : (existing?.metadata ?? toJson({})),
     customer_id: customerId !== undefined ? customerId : (existing?.customer_id ?? null),
     referrer_id: referrerId !== undefined ? referrerId : (existing?.referrer_id ?? null),
     created_at: input.created_at ? storedInstant(input.created_at) : (existing?.created_at ?? deps.clock.now().toISOString()),
-  };
+  });
 }
 
 /** The order's `redemptions` map with `entries` merged in (members of an existing entry added to it). */
@@ -217,11 +215,10 @@ async function afterWrite(
 async function applyUpdate(tx: Tx, deps: Deps, actor: Actor, existing: OrderRow, input: OrderFields, options: WriteOptions = {}): Promise<OrderObject> {
   const state = await nextState(tx, deps, actor, existing, input, options);
   // The caller holds the order's row (or its key's lock), so its map is merged here without a lost update.
-  const patch = {
-    ...state,
+  const patch = withMembers(state, {
     updated_at: deps.clock.now().toISOString(),
     ...(options.redemptions ? { redemptions: mergedRedemptions(existing.redemptions, options.redemptions) } : {}),
-  };
+  });
   try {
     const changed = await store.updateOrder(tx, actor.projectId, existing.id, patch);
     if (!changed) throw errors.notFound('order', existing.id);
@@ -256,17 +253,14 @@ export async function upsertOrderIn(tx: Tx, deps: Deps, actor: Actor, input: Cre
   const id = deps.ids.next('ord');
   // A new order written PAID is paid by this very insert: its first payment, exactly once.
   const paidOnInsert = statusEvents(null, state.status ?? 'CREATED').paidCandidate;
-  const row = {
-    id,
-    project_id: actor.projectId,
-    ...state,
+  const row = Object.assign({ id, project_id: actor.projectId }, state, {
     redemptions: mergedRedemptions(null, options.redemptions),
     paid_at: paidOnInsert ? deps.clock.now().toISOString() : null,
     updated_at: null,
-  };
+  });
   // Without a source_id nothing can conflict with the new order; with one, the unique index decides.
   const held = options.unreadUntilCommit === true && row.source_id === null;
-  const inserted = held ? (await store.insertOrderWithoutSourceId(tx, { ...row, source_id: null }), true) : await store.insertOrderIfAbsent(tx, row);
+  const inserted = held ? (await store.insertOrderWithoutSourceId(tx, withMembers(row, { source_id: null })), true) : await store.insertOrderIfAbsent(tx, row);
   if (!inserted) {
     // A concurrent request created the order with this source_id after our look-up; update that one.
     const winner = sourceId === null ? undefined : await store.findOrderBySourceId(tx, actor.projectId, sourceId, { forUpdate: true });

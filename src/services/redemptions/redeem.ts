@@ -16,6 +16,7 @@ import { lockOrderKey, useVoucherOnce } from '../../store/redemption-facts.ts';
 import { countCustomerRedemption } from '../../store/redemption-records.ts';
 import { releaseSession } from '../../store/redemption-sessions.ts';
 import { takeReward } from '../../store/rewards.ts';
+import { withMembers } from '../../lib/objects.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { debitCredits, debitPoints } from '../ledger/ledger.ts';
 import type { OrderObject } from '../orders/order-object.ts';
@@ -79,7 +80,7 @@ async function consume(tx: Tx, deps: Deps, actor: Actor, facts: Facts, r: Resolv
     effects.voucher = { voucher_id: voucher.id, redeemed_quantity: 1 };
     // The locked row plus this use is the voucher as it now stands, unless the ledger moves a balance too.
     if (outcome.consumption.credits === 0 && outcome.consumption.points === 0) {
-      voucherAfter = { ...voucher, redeemed_quantity: Number(voucher.redeemed_quantity) + 1, updated_at: now };
+      voucherAfter = withMembers(voucher, { redeemed_quantity: Number(voucher.redeemed_quantity) + 1, updated_at: now });
     }
     const details = { redemption: { id: redemptionId } };
     if (outcome.consumption.credits > 0) {
@@ -147,18 +148,18 @@ async function storeOrder(
 /** A tier object whose summary also counts one more redemption (its order and discount amounts). */
 function withTierRedemption(tier: Record<string, unknown>, added: { order_amount: number; discount_amount: number }): Record<string, unknown> {
   const summary = tier.summary as { redemptions: { total_redeemed: number }; orders: { total_amount: number; total_discount_amount: number } };
-  return {
-    ...tier,
+  return withMembers(tier, {
     summary: {
       redemptions: { total_redeemed: summary.redemptions.total_redeemed + 1 },
       orders: { total_amount: summary.orders.total_amount + added.order_amount, total_discount_amount: summary.orders.total_discount_amount + added.discount_amount },
     },
-  };
+  });
 }
 
 function orderSnapshot(order: OrderObject | null, state: DiscountState, applied: AppliedDiscounts, map: OrderObject['redemptions']): OrderObject | null {
   if (!order) return null;
-  return { ...order, ...calculatedAmounts(totalsOf(state), state.lines, applied), redemptions: map };
+  // Object.assign, not a spread with members after it: see src/lib/objects.ts.
+  return Object.assign({}, order, calculatedAmounts(totalsOf(state), state.lines, applied), { redemptions: map });
 }
 
 async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedRequest): Promise<RedemptionResult> {
@@ -230,8 +231,7 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
     const base = recordBase(actor, facts, request, c.resolved, snapshots);
     const payload = c.outcome.candidate.payload;
     const reward = c.resolved.kind === 'voucher' && c.resolved.reward ? snapshots.rewards.get(c.resolved.reward.row.id) : undefined;
-    return {
-      ...base,
+    return withMembers(base, {
       id: c.id,
       object: 'redemption',
       result: 'SUCCESS',
@@ -246,7 +246,7 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
       loyaltyCard: payload.type === 'loyalty' ? { points: c.outcome.consumption.points } : null,
       effects: c.effects,
       at,
-    };
+    });
   });
   if (parentId !== null) {
     const effects: ParentEffects = { kind: 'parent', children: consumed.map((c) => c.id), order_id: stored?.id ?? null };

@@ -1,3 +1,4 @@
+import { withMembers } from '../../lib/objects.ts';
 import { toCustomerObject } from '../../store/customers.ts';
 import type { Executor } from '../../store/db.ts';
 import type { VoucherRow } from '../../store/vouchers.ts';
@@ -41,7 +42,7 @@ export async function voucherSnapshots(
   const holders =
     holderIds.length === 0 ? [] : await db.selectFrom('customers').selectAll().where('project_id', '=', actor.projectId).where('id', 'in', holderIds).execute();
   const holderOf = new Map(holders.map((h) => [h.id, simpleCustomer(toCustomerObject(h))]));
-  for (const object of objects) out.set(object.id, { ...object, holder: object.holder_id ? (holderOf.get(object.holder_id) ?? null) : null });
+  for (const object of objects) out.set(object.id, withMembers(object, { holder: object.holder_id ? (holderOf.get(object.holder_id) ?? null) : null }));
   return out;
 }
 
@@ -74,11 +75,13 @@ export async function renderSnapshots(
     const object = vouchers.get(item.voucher.id);
     if (!object) continue;
     // Stacked responses add the categories (with their stacking type) and the rules checked (reference 6.4).
-    out.vouchers.set(item.voucher.id, {
-      ...object,
-      categories: item.categories,
-      validation_rules_assignments: { object: 'list', data_ref: 'data', data: item.assignments, total: item.assignments.length },
-    });
+    out.vouchers.set(
+      item.voucher.id,
+      withMembers(object, {
+        categories: item.categories,
+        validation_rules_assignments: { object: 'list', data_ref: 'data', data: item.assignments, total: item.assignments.length },
+      }),
+    );
   }
   const rewards = await findRewardsByIds(db, actor.projectId, voucherItems.flatMap((r) => (r.reward ? [r.reward.row.id] : [])));
   for (const row of rewards.values()) out.rewards.set(row.id, toRewardObject(row));
