@@ -20,6 +20,7 @@ import type { VouchersTable } from '../../store/schema.ts';
 import { assignedRules, findRule } from '../../store/validation-rules.ts';
 import { binVoucher, listLiveVouchers, purgeVoucher, voucherFilterFields } from '../../store/voucher-list.ts';
 import { codeKey, codeKeyOf, findLiveVoucherByCode, findLiveVoucherById, insertVouchersSkippingTakenCodes, lockVoucherRow, updateLiveVoucher, type VoucherRow } from '../../store/vouchers.ts';
+import { withMembers } from '../../lib/objects.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { templateOf } from '../campaigns/campaign-input.ts';
 import { checkValidity } from '../campaigns/campaign-input.ts';
@@ -209,10 +210,7 @@ export async function getVoucher(deps: Deps, actor: Actor, code: string): Promis
   if (!voucher) throw new Error('rendering one voucher gave none');
   const assigned = await assignedRules(deps.db, actor.projectId, [{ type: 'voucher', id: row.id }], defs);
   const data = assigned.slice(0, ASSIGNMENTS_SHOWN).map((a) => toAssignmentObject(a.assignment));
-  return {
-    ...voucher,
-    validation_rules_assignments: { object: 'list', data_ref: 'data', data, total: assigned.length },
-  };
+  return withMembers(voucher, { validation_rules_assignments: { object: 'list', data_ref: 'data', data, total: assigned.length } });
 }
 
 /** Assignments a voucher object lists (the oldest first); `total` counts them all. */
