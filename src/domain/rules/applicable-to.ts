@@ -185,6 +185,14 @@ function resultList(data: ResultEntry[]): ResultList {
 }
 
 /**
+ * An entry as results echo it, with the lines it covered. Object.assign onto a fresh object rather than
+ * `{ ...entry, order_item_indices }`: on Node 20 a member added to a spread copy costs microseconds.
+ */
+function withIndices(entry: ApplicableToEntry, indices: number[]): ResultEntry {
+  return Object.assign({}, entry, { order_item_indices: indices });
+}
+
+/**
  * Selects the discount targets among `lines`. `ruleTargets` are items the rules themselves mark as
  * discount-applicable; they count as further included entries (APPLY_TO_EVERY).
  */
@@ -210,7 +218,7 @@ export function selectItems(applicableTo: ApplicableTo, ruleTargets: readonly Ap
     for (const target of chosen) claimed.add(target.index);
     targets.push(...chosen);
     if (!applicableTo.included.includes(entry)) continue;
-    const result: ResultEntry = { ...entry, order_item_indices: chosen.map((t) => t.index) };
+    const result: ResultEntry = withIndices(entry, chosen.map((t) => t.index));
     if (entry.target === 'UNIT') {
       result.order_item_units = chosen.map((t) =>
         t.unitNumbers === null ? { index: t.index, units_limit_exceeded: true } : { index: t.index, units: t.unitNumbers },
@@ -228,6 +236,6 @@ export function selectItems(applicableTo: ApplicableTo, ruleTargets: readonly Ap
     restricted,
     targets,
     applicable_to: resultList(results),
-    inapplicable_to: resultList(excluded.map((entry, i) => ({ ...entry, order_item_indices: excludedBy[i] ?? [] }))),
+    inapplicable_to: resultList(excluded.map((entry, i) => withIndices(entry, excludedBy[i] ?? []))),
   };
 }

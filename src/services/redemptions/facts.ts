@@ -194,7 +194,8 @@ function categoriesOf(ids: Array<string | null>, all: Map<string, CategoryObject
     const category = id ? all.get(id) : undefined;
     if (!category || out.some((c) => c.id === category.id)) continue;
     const type = rules.joint_categories.includes(category.id) ? 'JOINT' : rules.exclusive_categories.includes(category.id) ? 'EXCLUSIVE' : undefined;
-    out.push(type ? { ...category, stacking_rules_type: type } : category);
+    // Object.assign, not `{ ...category, stacking_rules_type }`: on Node 20 a member added to a spread copy costs microseconds.
+    out.push(type ? Object.assign({}, category, { stacking_rules_type: type }) : category);
   }
   return out;
 }
