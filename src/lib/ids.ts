@@ -31,11 +31,24 @@ export interface Ids {
 export function createSortableIds(now: () => number = Date.now): Ids {
   let lastMs = -1;
   let counter = 0;
+  // A new millisecond comes with nearly every request: its random start is taken from a block of bytes
+  // drawn at once, as request ids are (a draw from the CSPRNG per id was about 3 % of a validation).
+  let pool = Buffer.alloc(0);
+  let at = 0;
+  const randomStart = (): number => {
+    if (at + 4 > pool.length) {
+      pool = randomBytes(4 * 1024);
+      at = 0;
+    }
+    const value = pool.readUInt32BE(at) & 0x7fff_ffff;
+    at += 4;
+    return value;
+  };
   return {
     next(prefix) {
       const ms = Math.max(now(), lastMs);
       if (ms === lastMs) counter = (counter + 1) % 0x1_0000_0000;
-      else counter = randomBytes(4).readUInt32BE(0) & 0x7fff_ffff;
+      else counter = randomStart();
       lastMs = ms;
       return `${prefix}_${ms.toString(16).padStart(12, '0')}${counter.toString(16).padStart(8, '0')}`;
     },
