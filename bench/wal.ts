@@ -150,12 +150,17 @@ export function postgresWalMeter(url: string): WalMeter {
       if (inspect) {
         // Records that touch a block of this database, and every record (commits included) of a
         // transaction that did. Waits until the window's WAL is flushed, as pg_walinspect reads only that.
-        const endLsn = await lsn();
+        let endLsn = await lsn();
         for (let i = 0; i < 100; i++) {
           const { ok } = await one<{ ok: boolean }>('select pg_current_wal_flush_lsn() >= $1::pg_lsn as ok', [endLsn]);
           if (ok) break;
+          // Commits that did not wait for the disk (the floor's) leave their last records to the WAL
+          // writer; a transaction of our own that waits for its commit flushes everything before it.
+          if (i === 10) await one('select txid_current()');
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
+        // Never ask past what is flushed (pg_walinspect refuses a future end LSN); the rest is left out.
+        endLsn = (await one<{ lsn: string }>('select least(pg_current_wal_flush_lsn(), $1::pg_lsn)::text as lsn', [endLsn])).lsn;
         const pattern = `rel \\d+/${databaseOid}/`;
         const { bytes } = await one<{ bytes: string }>(
           `with r as (select xid, record_length, block_ref from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)),
