@@ -256,12 +256,14 @@ export async function insertRecord(tx: Executor, record: RecordInput): Promise<R
 
 /** Stores several records at once (a stacked request's children and parent; no counters), in order. */
 export async function insertRecords(tx: Executor, records: readonly RecordInput[]): Promise<RedemptionRecord[]> {
-  const rows = records.map(rowOf);
+  const documents = records.map(documentsOfRecord);
+  const rows = records.map((record, i) => rowOf(record, documents[i] as RecordDocuments));
   await insertRedemptions(tx, rows);
-  return rows.map((row, i) => renderRecord(row, documentsOfRecord(records[i] as RecordInput), []));
+  return rows.map((row, i) => renderRecord(row, documents[i] as RecordDocuments, []));
 }
 
-function rowOf(record: RecordInput): RedemptionRow {
+/** A new record's row: its own columns, and the JSON columns serialised from its documents (documentsOfRecord). */
+function rowOf(record: RecordInput, documents: RecordDocuments): RedemptionRow {
   return {
     id: record.id,
     project_id: record.actor.projectId,
@@ -273,7 +275,7 @@ function rowOf(record: RecordInput): RedemptionRow {
     reason: record.reason,
     customer_id: record.customer?.id ?? null,
     tracking_id: record.trackingId,
-    metadata: toJson(record.metadata),
+    metadata: toJson(documents.metadata),
     amount: record.amount,
     parent_id: record.parentId,
     related_object_type: record.relatedObject.type,
@@ -288,14 +290,14 @@ function rowOf(record: RecordInput): RedemptionRow {
     session_key: record.sessionKey,
     rollback_of: record.rollbackOf,
     rolled_back_by: null,
-    order_snapshot: record.order ? toJson(record.order) : null,
-    channel: toJson(record.channel),
-    customer_snapshot: record.customer ? toJson(record.customer) : null,
-    voucher_snapshot: record.voucher ? toJson(record.voucher.snapshot) : null,
-    promotion_tier_snapshot: record.promotionTier ? toJson(record.promotionTier.snapshot) : null,
-    reward_snapshot: record.reward ? toJson(record.reward) : null,
-    gift: record.gift ? toJson(record.gift) : null,
-    loyalty_card: record.loyaltyCard ? toJson(record.loyaltyCard) : null,
+    order_snapshot: documents.order ? toJson(documents.order) : null,
+    channel: toJson(documents.channel),
+    customer_snapshot: documents.customer ? toJson(documents.customer) : null,
+    voucher_snapshot: documents.voucher ? toJson(documents.voucher) : null,
+    promotion_tier_snapshot: documents.tier ? toJson(documents.tier) : null,
+    reward_snapshot: documents.reward ? toJson(documents.reward) : null,
+    gift: documents.gift ? toJson(documents.gift) : null,
+    loyalty_card: documents.loyaltyCard ? toJson(documents.loyaltyCard) : null,
     effects: record.effects ? toJson(record.effects) : null,
     created_at: record.at,
     order_amount: record.order?.amount ?? null,
