@@ -3,6 +3,7 @@ import type { FieldCatalog, ParsedFilter } from '../domain/filters/filter.ts';
 import type { Dialect, Executor } from './db.ts';
 import { filterCondition } from './filter-sql.ts';
 import type { VoucherRow } from './vouchers.ts';
+import { projectCheck } from './id-lookups.ts';
 
 // A customer's redeemables (`GET /v1/customers/{id}/redeemables`): the live vouchers they hold as owner,
 // referrer or referee, one row each in redeemable_holders. Holder ids sort in creation order, so the id is
@@ -80,6 +81,6 @@ export async function listCustomerHolders(db: Executor, q: CustomerRedeemableQue
 /** The vouchers of a page, by id. */
 export async function vouchersOfHolders(db: Executor, projectId: string, voucherIds: readonly string[]): Promise<Map<string, VoucherRow>> {
   if (voucherIds.length === 0) return new Map();
-  const rows = await db.selectFrom('vouchers').selectAll().where('project_id', '=', projectId).where('id', 'in', [...voucherIds]).execute();
+  const rows = await db.selectFrom('vouchers').selectAll().where(projectCheck(), '=', projectId).where('id', 'in', [...voucherIds]).execute();
   return new Map(rows.map((row) => [row.id, row]));
 }

@@ -4,6 +4,7 @@ import { flushWrites } from './held-writes.ts';
 import { fromJson, toJson } from './json.ts';
 import { prepared } from './prepared.ts';
 import type { Database, EventsTable } from './schema.ts';
+import { projectCheck } from './id-lookups.ts';
 
 // The append-only event log. Every state change appends here inside the transaction that makes the
 // change, so an event exists exactly when its change committed. Customer activities are queries over
@@ -240,7 +241,7 @@ export async function countActivitiesInRange(db: Executor, q: ActivityQuery): Pr
 /** The payloads of some events of a project, by id (as stored: references unexpanded). */
 export async function findEventData(db: Executor, projectId: string, ids: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('events').select(['id', 'data']).where('project_id', '=', projectId).where('id', 'in', [...ids]).execute();
+  const rows = await db.selectFrom('events').select(['id', 'data']).where(projectCheck(), '=', projectId).where('id', 'in', [...ids]).execute();
   return new Map(rows.map((row) => [row.id, fromJson<Record<string, unknown>>(row.data, {})]));
 }
 

@@ -6,6 +6,7 @@ import { prepared } from './prepared.ts';
 import type { LoyaltyBucketsTable, LoyaltyPendingPointsTable, VoucherTransactionsTable } from './schema.ts';
 import { ACTIVITY_WINDOW, countEventsUpTo, type EventSource } from './events.ts';
 import type { VoucherRow } from './vouchers.ts';
+import { projectCheck } from './id-lookups.ts';
 
 // Loyalty members: card locking, the member list, a card's activity, its points buckets, pending points
 // entries, and the scans of the periodic expiry and activation work. Every query names its project.
@@ -14,7 +15,7 @@ export type PendingPointsRow = Selectable<LoyaltyPendingPointsTable>;
 export type BucketRow = Selectable<LoyaltyBucketsTable>;
 
 const liveCardsLocked = prepared((db, p: { projectId: string; ids: string[] }) => {
-  const query = db.selectFrom('vouchers').selectAll().where('project_id', '=', p.projectId).where('id', 'in', p.ids).where('binned_at', 'is', null).orderBy('id');
+  const query = db.selectFrom('vouchers').selectAll().where(projectCheck(), '=', p.projectId).where('id', 'in', p.ids).where('binned_at', 'is', null).orderBy('id');
   return isPostgres(db) ? query.forUpdate() : query;
 });
 
@@ -59,9 +60,11 @@ export interface MemberListQuery {
 /** Published cards (cards with a holder) of one program. */
 export async function listMemberCards(db: Executor, q: MemberListQuery): Promise<{ rows: VoucherRow[]; total: number }> {
   const lastChange = sql<string>`coalesce(updated_at, created_at)`;
+  // Asked for by ids, the cards are found by key and the project only checks them (./id-lookups.ts).
+  const project = q.ids === undefined ? sql.ref<string>('project_id') : projectCheck();
   let base = db
     .selectFrom('vouchers')
-    .where('project_id', '=', q.projectId)
+    .where(project, '=', q.projectId)
     .where('campaign_id', '=', q.campaignId)
     .where('binned_at', 'is', null)
     .where('holder_id', 'is not', null);

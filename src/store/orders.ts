@@ -6,6 +6,7 @@ import { lockCustomerRows } from './customer-locks.ts';
 import { fromJson } from './json.ts';
 import { prepared, type PreparedQuery } from './prepared.ts';
 import type { Database, OrdersTable } from './schema.ts';
+import { projectCheck } from './id-lookups.ts';
 
 // Orders of one project, the customer order counters they feed, and the catalog reads order lines need.
 // Every query here is limited to one project.
@@ -246,25 +247,31 @@ function byIdsOrSourceIds<R>(queries: KeyedQueries<R>, db: Executor, projectId: 
   return queries.both.all(db, { projectId, ids, sourceIds });
 }
 
-const liveSkus = (db: Db, projectId: string) =>
-  db.selectFrom('skus').select(['id', 'source_id', 'product_id', 'sku', 'price', 'metadata']).where('project_id', '=', projectId).where('binned_at', 'is', null);
+// By ids, the project is a check on the rows found (./id-lookups.ts); by source ids it is the index's first
+// key. Both kinds at once are the two lookups in one statement (a row both find comes twice and is simply
+// kept once by id): with `id in (…) or source_id in (…)` SQLite walked the project's products instead.
+const liveSkus = (db: Db) => db.selectFrom('skus').select(['id', 'source_id', 'product_id', 'sku', 'price', 'metadata']).where('binned_at', 'is', null);
+const liveSkusByIds = (db: Db, projectId: string, ids: string[]) => liveSkus(db).where(projectCheck(), '=', projectId).where('id', 'in', ids);
+const liveSkusBySourceIds = (db: Db, projectId: string, sourceIds: string[]) => liveSkus(db).where('project_id', '=', projectId).where('source_id', 'in', sourceIds);
 
 const skusByKeys = {
-  ids: prepared((db, p: { projectId: string; ids: string[] }) => liveSkus(db, p.projectId).where('id', 'in', p.ids)),
-  sourceIds: prepared((db, p: { projectId: string; sourceIds: string[] }) => liveSkus(db, p.projectId).where('source_id', 'in', p.sourceIds)),
+  ids: prepared((db, p: { projectId: string; ids: string[] }) => liveSkusByIds(db, p.projectId, p.ids)),
+  sourceIds: prepared((db, p: { projectId: string; sourceIds: string[] }) => liveSkusBySourceIds(db, p.projectId, p.sourceIds)),
   both: prepared((db, p: { projectId: string; ids: string[]; sourceIds: string[] }) =>
-    liveSkus(db, p.projectId).where((eb) => eb.or([eb('id', 'in', p.ids), eb('source_id', 'in', p.sourceIds)])),
+    liveSkusByIds(db, p.projectId, p.ids).unionAll(liveSkusBySourceIds(db, p.projectId, p.sourceIds)),
   ),
 };
 
-const liveProducts = (db: Db, projectId: string) =>
-  db.selectFrom('products').select(['id', 'source_id', 'name', 'price', 'metadata']).where('project_id', '=', projectId).where('binned_at', 'is', null);
+const liveProducts = (db: Db) => db.selectFrom('products').select(['id', 'source_id', 'name', 'price', 'metadata']).where('binned_at', 'is', null);
+const liveProductsByIds = (db: Db, projectId: string, ids: string[]) => liveProducts(db).where(projectCheck(), '=', projectId).where('id', 'in', ids);
+const liveProductsBySourceIds = (db: Db, projectId: string, sourceIds: string[]) =>
+  liveProducts(db).where('project_id', '=', projectId).where('source_id', 'in', sourceIds);
 
 const productsByKeys = {
-  ids: prepared((db, p: { projectId: string; ids: string[] }) => liveProducts(db, p.projectId).where('id', 'in', p.ids)),
-  sourceIds: prepared((db, p: { projectId: string; sourceIds: string[] }) => liveProducts(db, p.projectId).where('source_id', 'in', p.sourceIds)),
+  ids: prepared((db, p: { projectId: string; ids: string[] }) => liveProductsByIds(db, p.projectId, p.ids)),
+  sourceIds: prepared((db, p: { projectId: string; sourceIds: string[] }) => liveProductsBySourceIds(db, p.projectId, p.sourceIds)),
   both: prepared((db, p: { projectId: string; ids: string[]; sourceIds: string[] }) =>
-    liveProducts(db, p.projectId).where((eb) => eb.or([eb('id', 'in', p.ids), eb('source_id', 'in', p.sourceIds)])),
+    liveProductsByIds(db, p.projectId, p.ids).unionAll(liveProductsBySourceIds(db, p.projectId, p.sourceIds)),
   ),
 };
 

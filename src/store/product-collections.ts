@@ -4,6 +4,7 @@ import { isPostgres, type Dialect, type Executor } from './db.ts';
 import { filterCondition } from './filter-sql.ts';
 import type { ProductRow, SkuRow } from './products.ts';
 import type { ProductCollectionItemsTable, ProductCollectionsTable } from './schema.ts';
+import { projectCheck } from './id-lookups.ts';
 
 // Product collections. A STATIC collection lists products and SKUs (`product_collection_items`); an
 // AUTO_UPDATE collection is the set of live products its filter matches, evaluated when asked. Binned
@@ -141,12 +142,12 @@ export async function membersAmong(
   const skus =
     skuIds.length === 0
       ? []
-      : await db.selectFrom('skus').select(['id', 'product_id']).where('project_id', '=', projectId).where('id', 'in', skuIds).where('binned_at', 'is', null).execute();
+      : await db.selectFrom('skus').select(['id', 'product_id']).where(projectCheck(), '=', projectId).where('id', 'in', skuIds).where('binned_at', 'is', null).execute();
   const candidateProducts = [...new Set([...productIds, ...skus.map((s) => s.product_id)])];
   const liveProducts =
     candidateProducts.length === 0
       ? []
-      : await db.selectFrom('products').select('id').where('project_id', '=', projectId).where('id', 'in', candidateProducts).where('binned_at', 'is', null).execute();
+      : await db.selectFrom('products').select('id').where(projectCheck(), '=', projectId).where('id', 'in', candidateProducts).where('binned_at', 'is', null).execute();
   const live = new Set(liveProducts.map((p) => p.id));
 
   const statics = collections.filter((c) => c.row.type === 'STATIC').map((c) => c.row.id);
@@ -173,7 +174,7 @@ export async function membersAmong(
       const matched = await db
         .selectFrom('products')
         .select('id')
-        .where('project_id', '=', projectId)
+        .where(projectCheck(), '=', projectId)
         .where('id', 'in', [...live])
         .where(filterCondition(filter, dialect, now))
         .execute();

@@ -5,6 +5,7 @@ import { prepared } from './prepared.ts';
 import { lockedByOthers, type LockedAmounts } from './redemption-sessions.ts';
 import type { LockKind } from './schema.ts';
 import type { VoucherRow } from './vouchers.ts';
+import { projectCheck } from './id-lookups.ts';
 
 // The batched reads of the redemption engine: the project settings it needs in one query, every voucher
 // a request names in one query (locked for the redemption's transaction on PostgreSQL), and the indexed
@@ -40,7 +41,7 @@ const liveVouchersByCodeKey = prepared((db, p: { projectId: string; codeKeys: st
 );
 
 const liveVouchersById = prepared((db, p: { projectId: string; ids: string[] }) =>
-  db.selectFrom('vouchers').selectAll().where('project_id', '=', p.projectId).where('binned_at', 'is', null).where('id', 'in', p.ids),
+  db.selectFrom('vouchers').selectAll().where(projectCheck(), '=', p.projectId).where('binned_at', 'is', null).where('id', 'in', p.ids),
 );
 
 const liveVouchersByCodeKeyLocked = prepared((db, p: { projectId: string; codeKeys: string[] }) =>
@@ -48,7 +49,7 @@ const liveVouchersByCodeKeyLocked = prepared((db, p: { projectId: string; codeKe
 );
 
 const liveVouchersLocked = prepared((db, p: { projectId: string; ids: string[] }) =>
-  db.selectFrom('vouchers').selectAll().where('project_id', '=', p.projectId).where('binned_at', 'is', null).where('id', 'in', p.ids).orderBy('id').forUpdate(),
+  db.selectFrom('vouchers').selectAll().where(projectCheck(), '=', p.projectId).where('binned_at', 'is', null).where('id', 'in', p.ids).orderBy('id').forUpdate(),
 );
 
 /** A voucher as a request names it: by code (its key, case folded as the project says) or by id. */

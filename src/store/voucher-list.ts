@@ -4,6 +4,7 @@ import type { Dialect, Executor } from './db.ts';
 import { filterCondition } from './filter-sql.ts';
 import { countLiveVouchers } from './list-counts.ts';
 import type { VoucherRow } from './vouchers.ts';
+import { projectCheck } from './id-lookups.ts';
 
 // The voucher list (promotions reference 2.2) and the single-voucher deletions: moving one voucher to the
 // bin, and removing one for good with the ledger rows that only make sense next to it.
@@ -71,7 +72,9 @@ export const voucherFilterFields: FieldCatalog = (field) => {
 const lastChange = sql<string>`coalesce(updated_at, created_at)`;
 
 export async function listLiveVouchers(db: Executor, q: VoucherListQuery): Promise<{ rows: VoucherRow[]; total: number }> {
-  let base = db.selectFrom('vouchers').where('project_id', '=', q.projectId).where('binned_at', 'is', null);
+  // Asked for by ids, the vouchers are found by key and the project only checks them (./id-lookups.ts).
+  const project = q.ids === undefined ? sql.ref<string>('project_id') : projectCheck();
+  let base = db.selectFrom('vouchers').where(project, '=', q.projectId).where('binned_at', 'is', null);
   if (q.campaignId !== undefined) base = base.where('campaign_id', '=', q.campaignId);
   if (q.categoryId !== undefined) base = base.where('category_id', '=', q.categoryId);
   if (q.holderId !== undefined) base = base.where('holder_id', '=', q.holderId);
@@ -153,6 +156,6 @@ export async function findVoucherInAnyState(db: Executor, projectId: string, id:
 /** Live vouchers by id, for rendering lists that refer to vouchers (publications). */
 export async function findVouchersByIds(db: Executor, projectId: string, ids: readonly string[]): Promise<Map<string, VoucherRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('vouchers').selectAll().where('project_id', '=', projectId).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await db.selectFrom('vouchers').selectAll().where(projectCheck(), '=', projectId).where('id', 'in', [...new Set(ids)]).execute();
   return new Map(rows.map((r) => [r.id, r]));
 }

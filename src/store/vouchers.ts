@@ -4,6 +4,7 @@ import { prepared } from './prepared.ts';
 import { projectCodesAreCaseSensitive } from './projects.ts';
 import { deleteAssignmentsOf } from './validation-rules.ts';
 import type { VouchersTable } from './schema.ts';
+import { projectCheck } from './id-lookups.ts';
 
 // Vouchers: discount codes, gift cards and loyalty cards. Paths name a voucher by its code; codes are
 // compared through `code_key`, which folds case in projects whose codes ignore case.
@@ -38,7 +39,7 @@ export async function insertVouchersSkippingTakenCodes(db: Executor, rows: Inser
     const result = await db.executeQuery(CompiledQuery.raw(`${text} on conflict ("project_id", "code_key") where "binned_at" is null do nothing`, params));
     if (Number(result.numAffectedRows ?? 0) === group.length) continue;
     const inserted = new Set(
-      (await db.selectFrom('vouchers').select('id').where('project_id', '=', first.project_id as string).where('id', 'in', group.map((r) => r.id)).execute()).map((r) => r.id),
+      (await db.selectFrom('vouchers').select('id').where(projectCheck(), '=', first.project_id as string).where('id', 'in', group.map((r) => r.id)).execute()).map((r) => r.id),
     );
     const insertedKeys = new Set(group.filter((r) => inserted.has(r.id)).map((r) => r.code_key));
     for (const row of group) if (!inserted.has(row.id) && !insertedKeys.has(row.code_key)) taken.add(row.code_key);

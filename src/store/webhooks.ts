@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
 import type { EventsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookDispatchCursorTable, WebhooksTable } from './schema.ts';
+import { projectCheck } from './id-lookups.ts';
 
 // Webhook configurations, their deliveries and the dispatcher's cursor over the event log.
 
@@ -425,7 +426,7 @@ export async function eventsForDelivery(
   const rows = await db
     .selectFrom('events')
     .selectAll()
-    .where('project_id', 'in', [...new Set(refs.map((r) => r.projectId))])
+    .where(projectCheck(), 'in', [...new Set(refs.map((r) => r.projectId))])
     .where('id', 'in', refs.map((r) => r.eventId))
     .execute();
   // Pairs, not just both lists: a delivery must never carry another project's event.

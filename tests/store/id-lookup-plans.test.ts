@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { findEventData } from '../../src/store/events.ts';
+import { vouchersOfHolders } from '../../src/store/customer-redeemables.ts';
+import { listMemberCards, lockCards } from '../../src/store/loyalty.ts';
+import { findCatalogFacts } from '../../src/store/orders.ts';
+import { findVouchersForRedemption } from '../../src/store/redemption-facts.ts';
+import { findVouchersByIds, listLiveVouchers } from '../../src/store/voucher-list.ts';
+import { eventsForDelivery } from '../../src/store/webhooks.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { planOfStatements } from '../helpers/query-plans.ts';
+import { projectRow } from '../helpers/rows.ts';
+
+// Rows asked for by their ids are looked up by key, whatever the number of ids (src/store/id-lookups.ts).
+// Without statistics SQLite planned three ids or more as a walk of an index that starts with project_id,
+// every row of the project (vouchers_last_change, events_project_seq, products_modified, vouchers_campaign).
+
+const IDS = ['id_1', 'id_2', 'id_3', 'id_4', 'id_5'];
+
+describe('lookups by ids find each id by key', () => {
+  let handle: TestDatabase;
+  before(async () => {
+    handle = await createTestDatabase();
+    // SQLite plans without statistics, so its plans are those of a full database already. PostgreSQL plans
+    // from statistics: it gets enough rows of one project to plan as it would on real data.
+    if (handle.dialect === 'postgres') await seedOneProject(handle);
+  });
+  after(async () => handle.close());
+
+  /** Every statement `run` sent reads its table by the id key, never a project's range of an index. */
+  async function assertByKey(run: (db: TestDatabase['db']) => Promise<unknown>): Promise<void> {
+    const plans = await planOfStatements(handle, run);
+    for (const plan of plans) {
+      if (handle.dialect === 'sqlite') {
+        assert.match(plan, /\(id=\?\)/, plan);
+        assert.doesNotMatch(plan, /\(project_id=\?\)|\bSCAN\b/, plan);
+      } else {
+        assert.match(plan, /_pkey|_id_key/, plan);
+      }
+    }
+  }
+
+  test('vouchers a redemption names by id, read and locked', async () => {
+    const names = IDS.map((id) => ({ codeKey: null, id }));
+    await assertByKey((db) => findVouchersForRedemption(db, 'proj_plan', names, false));
+    // Outside a transaction the row locks (PostgreSQL) are taken and let go at once; the plan is the same.
+    await assertByKey((db) => findVouchersForRedemption(db, 'proj_plan', names, true));
+  });
+
+  test('vouchers by id for holders, publications and loyalty cards', async () => {
+    await assertByKey((db) => vouchersOfHolders(db, 'proj_plan', IDS));
+    await assertByKey((db) => findVouchersByIds(db, 'proj_plan', IDS));
+    await assertByKey((db) => lockCards(db, 'proj_plan', IDS));
+  });
+
+  test('voucher and member lists asked for by ids (page and total)', async () => {
+    await assertByKey((db) =>
+      listLiveVouchers(db, { projectId: 'proj_plan', limit: 10, offset: 0, order: '-created_at', ids: IDS, campaignId: 'camp_1', dialect: handle.dialect, now: new Date() }),
+    );
+    await assertByKey((db) => listMemberCards(db, { projectId: 'proj_plan', campaignId: 'camp_1', limit: 10, offset: 0, order: '-created_at', ids: IDS }));
+  });
+
+  test('event payloads for expansion and for webhook deliveries', async () => {
+    await assertByKey((db) => findEventData(db, 'proj_plan', IDS));
+    await assertByKey((db) => eventsForDelivery(db, IDS.map((eventId) => ({ projectId: 'proj_plan', eventId }))));
+  });
+
+  test('products and SKUs an order names by id, alone or next to source ids', async () => {
+    await assertByKey((db) => findCatalogFacts(db, 'proj_plan', { productIds: IDS, productSourceIds: [], skuIds: IDS, skuSourceIds: [] }));
+    const plans = await planOfStatements(handle, (db) =>
+      findCatalogFacts(db, 'proj_plan', { productIds: IDS, productSourceIds: ['p-1', 'p-2', 'p-3'], skuIds: IDS, skuSourceIds: ['s-1', 's-2', 's-3'] }),
+    );
+    for (const plan of plans) {
+      if (handle.dialect === 'sqlite') {
+        assert.match(plan, /\(id=\?\)/, plan);
+        assert.match(plan, /\(project_id=\? AND source_id=\?\)/, plan);
+        assert.doesNotMatch(plan, /\(project_id=\?\)|\bSCAN\b/, plan);
+      } else {
+        assert.match(plan, /_pkey/, plan);
+        assert.match(plan, /source_id/, plan);
+      }
+    }
+  });
+
+  test('the project still decides which rows come back', async () => {
+    await handle.db.insertInto('projects').values([projectRow('proj_a'), projectRow('proj_b')]).execute();
+    const vouchers = IDS.slice(0, 3).map((id, i) => ({
+      id: `v_${id}`,
+      project_id: 'proj_a',
+      code: `CODE-${i}`,
+      code_key: `code-${i}`,
+      type: 'DISCOUNT_VOUCHER' as const,
+      active: true,
+      metadata: '{}',
+      is_referral_code: false,
+      created_at: '2026-03-02T10:00:00.000Z',
+    }));
+    await handle.db.insertInto('vouchers').values(vouchers).execute();
+    const ids = vouchers.map((v) => v.id);
+    assert.equal((await findVouchersByIds(handle.db, 'proj_a', ids)).size, 3);
+    assert.equal((await findVouchersByIds(handle.db, 'proj_b', ids)).size, 0);
+    assert.equal((await findVouchersForRedemption(handle.db, 'proj_b', ids.map((id) => ({ codeKey: null, id })), false)).length, 0);
+  });
+});
+
+async function seedOneProject(handle: TestDatabase): Promise<void> {
+  const at = '2026-03-02T10:00:00.000Z';
+  const n = Array.from({ length: 3000 }, (_, i) => i);
+  await handle.db.insertInto('projects').values(projectRow('proj_plan')).execute();
+  const common = { project_id: 'proj_plan', metadata: '{}', attributes: '{}', created_at: at };
+  for (let i = 0; i < n.length; i += 500) {
+    const slice = n.slice(i, i + 500);
+    await handle.db
+      .insertInto('vouchers')
+      .values(slice.map((k) => ({ id: `v_${k}`, project_id: 'proj_plan', code: `C-${k}`, code_key: `c-${k}`, campaign_id: 'camp_1', type: 'DISCOUNT_VOUCHER' as const, active: true, metadata: '{}', is_referral_code: false, holder_id: `cust_${k % 50}`, created_at: at })))
+      .execute();
+    await handle.db
+      .insertInto('events')
+      .values(slice.map((k) => ({ id: `evt_${k}`, project_id: 'proj_plan', type: 'customer.created', data: '{}', source: '{}', group_id: `g_${k}`, created_at: at })))
+      .execute();
+    await handle.db.insertInto('products').values(slice.map((k) => ({ ...common, id: `prod_${k}`, source_id: `p-${k}`, name: `P ${k}` }))).execute();
+    await handle.db.insertInto('skus').values(slice.map((k) => ({ ...common, id: `sku_${k}`, product_id: `prod_${k}`, source_id: `s-${k}`, sku: `S ${k}` }))).execute();
+  }
+  await sql`analyze vouchers, events, products, skus`.execute(handle.db);
+}
