@@ -4,7 +4,7 @@ import { isPostgres, type Dialect, type Executor } from './db.ts';
 import { filterCondition } from './filter-sql.ts';
 import type { ProductRow, SkuRow } from './products.ts';
 import type { ProductCollectionItemsTable, ProductCollectionsTable } from './schema.ts';
-import { projectCheck } from './id-lookups.ts';
+import { distinctById, projectCheck } from './id-lookups.ts';
 
 // Product collections. A STATIC collection lists products and SKUs (`product_collection_items`); an
 // AUTO_UPDATE collection is the set of live products its filter matches, evaluated when asked. Binned
@@ -194,25 +194,27 @@ export async function findLiveItems(
   productRefs: readonly string[],
   skuRefs: readonly string[],
 ): Promise<{ products: ProductRow[]; skus: SkuRow[] }> {
+  const liveProducts = db.selectFrom('products').selectAll().where('binned_at', 'is', null);
   const products =
     productRefs.length === 0
       ? []
-      : await db
-          .selectFrom('products')
-          .selectAll()
-          .where('project_id', '=', projectId)
-          .where('binned_at', 'is', null)
-          .where((eb) => eb.or([eb('id', 'in', productRefs), eb('source_id', 'in', productRefs)]))
-          .execute();
+      : distinctById(
+          await liveProducts
+            .where(projectCheck(), '=', projectId)
+            .where('id', 'in', productRefs)
+            .unionAll(liveProducts.where('project_id', '=', projectId).where('source_id', 'in', productRefs))
+            .execute(),
+        );
+  const liveSkus = db.selectFrom('skus').selectAll().where('binned_at', 'is', null);
   const skus =
     skuRefs.length === 0
       ? []
-      : await db
-          .selectFrom('skus')
-          .selectAll()
-          .where('project_id', '=', projectId)
-          .where('binned_at', 'is', null)
-          .where((eb) => eb.or([eb('id', 'in', skuRefs), eb('source_id', 'in', skuRefs)]))
-          .execute();
+      : distinctById(
+          await liveSkus
+            .where(projectCheck(), '=', projectId)
+            .where('id', 'in', skuRefs)
+            .unionAll(liveSkus.where('project_id', '=', projectId).where('source_id', 'in', skuRefs))
+            .execute(),
+        );
   return { products, skus };
 }

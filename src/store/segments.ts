@@ -4,6 +4,7 @@ import { isPostgres, type Dialect, type Executor } from './db.ts';
 import { filterCondition } from './filter-sql.ts';
 import type { CustomerRow } from './customers.ts';
 import type { SegmentsTable } from './schema.ts';
+import { distinctById, projectCheck } from './id-lookups.ts';
 
 // Customer segments and their materialised membership. Every function reads or writes one project's
 // rows only.
@@ -218,11 +219,8 @@ export async function matchingCustomersBatch(
 /** Live customers of the project named by id or source_id, as found (for static segments). */
 export async function findLiveCustomersByRefs(db: Executor, projectId: string, refs: readonly string[]): Promise<CustomerRow[]> {
   if (refs.length === 0) return [];
-  return db
-    .selectFrom('customers')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('deleted_at', 'is', null)
-    .where((eb) => eb.or([eb('id', 'in', refs), eb('source_id', 'in', refs)]))
-    .execute();
+  const live = db.selectFrom('customers').selectAll().where('deleted_at', 'is', null);
+  const byId = live.where(projectCheck(), '=', projectId).where('id', 'in', refs);
+  const bySourceId = live.where('project_id', '=', projectId).where('source_id', 'in', refs);
+  return distinctById(await byId.unionAll(bySourceId).execute());
 }

@@ -5,7 +5,9 @@ import { findEventData } from '../../src/store/events.ts';
 import { vouchersOfHolders } from '../../src/store/customer-redeemables.ts';
 import { listMemberCards, lockCards } from '../../src/store/loyalty.ts';
 import { findCatalogFacts } from '../../src/store/orders.ts';
+import { findLiveItems } from '../../src/store/product-collections.ts';
 import { findVouchersForRedemption } from '../../src/store/redemption-facts.ts';
+import { findLiveCustomersByRefs } from '../../src/store/segments.ts';
 import { findVouchersByIds, listLiveVouchers } from '../../src/store/voucher-list.ts';
 import { eventsForDelivery } from '../../src/store/webhooks.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -68,9 +70,19 @@ describe('lookups by ids find each id by key', () => {
 
   test('products and SKUs an order names by id, alone or next to source ids', async () => {
     await assertByKey((db) => findCatalogFacts(db, 'proj_plan', { productIds: IDS, productSourceIds: [], skuIds: IDS, skuSourceIds: [] }));
-    const plans = await planOfStatements(handle, (db) =>
+    await assertByIdAndSourceId((db) =>
       findCatalogFacts(db, 'proj_plan', { productIds: IDS, productSourceIds: ['p-1', 'p-2', 'p-3'], skuIds: IDS, skuSourceIds: ['s-1', 's-2', 's-3'] }),
     );
+  });
+
+  test('items of a static collection and members of a static segment, named by id or source id', async () => {
+    await assertByIdAndSourceId((db) => findLiveItems(db, 'proj_plan', [...IDS, 'p-1', 'p-2'], [...IDS, 's-1', 's-2']));
+    await assertByIdAndSourceId((db) => findLiveCustomersByRefs(db, 'proj_plan', [...IDS, 'c-1', 'c-2']));
+  });
+
+  /** Every statement reads by the id key and by the (project, source_id) index, never a project's range. */
+  async function assertByIdAndSourceId(run: (db: TestDatabase['db']) => Promise<unknown>): Promise<void> {
+    const plans = await planOfStatements(handle, run);
     for (const plan of plans) {
       if (handle.dialect === 'sqlite') {
         assert.match(plan, /\(id=\?\)/, plan);
@@ -81,7 +93,7 @@ describe('lookups by ids find each id by key', () => {
         assert.match(plan, /source_id/, plan);
       }
     }
-  });
+  }
 
   test('the project still decides which rows come back', async () => {
     await handle.db.insertInto('projects').values([projectRow('proj_a'), projectRow('proj_b')]).execute();
@@ -121,6 +133,27 @@ async function seedOneProject(handle: TestDatabase): Promise<void> {
       .execute();
     await handle.db.insertInto('products').values(slice.map((k) => ({ ...common, id: `prod_${k}`, source_id: `p-${k}`, name: `P ${k}` }))).execute();
     await handle.db.insertInto('skus').values(slice.map((k) => ({ ...common, id: `sku_${k}`, product_id: `prod_${k}`, source_id: `s-${k}`, sku: `S ${k}` }))).execute();
+    await handle.db.insertInto('customers').values(slice.map((k) => customerRow(`cust_${k}`, `c-${k}`, at))).execute();
   }
-  await sql`analyze vouchers, events, products, skus`.execute(handle.db);
+  await sql`analyze vouchers, events, products, skus, customers`.execute(handle.db);
+}
+
+function customerRow(id: string, sourceId: string, at: string) {
+  return {
+    id,
+    project_id: 'proj_plan',
+    source_id: sourceId,
+    metadata: '{}',
+    system_metadata: '{}',
+    redemptions_total_redeemed: 0,
+    redemptions_total_failed: 0,
+    redemptions_total_succeeded: 0,
+    redemptions_total_rolled_back: 0,
+    redemptions_total_rollback_failed: 0,
+    redemptions_total_rollback_succeeded: 0,
+    orders_total_amount: 0,
+    orders_total_count: 0,
+    loyalty_referred_customers: 0,
+    created_at: at,
+  };
 }
