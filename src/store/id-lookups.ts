@@ -21,5 +21,5 @@ export function distinctById<T extends { id: string }>(rows: readonly T[]): T[] 
 
 /** `project_id` as a check on rows found by their ids, never as an index key: `.where(projectCheck(), '=', projectId)`. */
 export function projectCheck(column = 'project_id'): RawBuilder<string> {
-  return sql<string>`${sql.ref(column)} || ''`;
+  return sql<string>`(${sql.ref(column)} || '')`;
 }
