@@ -188,15 +188,16 @@ export async function readVoucherBatch(db: Executor, q: ExportBatchQuery): Promi
 export async function voucherRuleIds(db: Executor, projectId: string, voucherIds: readonly string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   if (voucherIds.length === 0) return out;
+  // Sorted here (oldest assignment first): with ORDER BY in the statement, SQLite walked every assignment
+  // of the project in created order instead of looking up the page's vouchers.
   const rows = await db
     .selectFrom('validation_rule_assignments')
-    .select(['related_object_id', 'rule_id'])
+    .select(['related_object_id', 'rule_id', 'created_at', 'id'])
     .where('project_id', '=', projectId)
     .where('related_object_type', '=', 'voucher')
     .where('related_object_id', 'in', [...voucherIds])
-    .orderBy('created_at')
-    .orderBy('id')
     .execute();
+  rows.sort((a, b) => (a.created_at !== b.created_at ? (a.created_at < b.created_at ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const row of rows) out.set(row.related_object_id, [...(out.get(row.related_object_id) ?? []), row.rule_id]);
   return out;
 }

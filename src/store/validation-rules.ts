@@ -247,6 +247,9 @@ export async function listAssignments(db: Executor, q: AssignmentListQuery): Pro
   return { rows, total };
 }
 
+// Ordered here, not by the statement: asked to order the rows of several objects by created_at, SQLite
+// walked all of the project's assignments in that order (validation_rule_assignments_created) rather
+// than looking each object up (validation_rule_assignments_object) and sorting the few rows found.
 const assignmentsWithRules = prepared((db, p: { projectId: string; objectIds: string[] }) =>
   db
     .selectFrom('validation_rule_assignments as a')
@@ -261,9 +264,7 @@ const assignmentsWithRules = prepared((db, p: { projectId: string; objectIds: st
     ])
     .selectAll('r')
     .where('a.project_id', '=', p.projectId)
-    .where('a.related_object_id', 'in', p.objectIds)
-    .orderBy('a.created_at')
-    .orderBy('a.id'),
+    .where('a.related_object_id', 'in', p.objectIds),
 );
 
 /** The assignments of the given objects with their rules, oldest assignment first. */
@@ -329,5 +330,6 @@ export async function assignedRules(
         created_at: a_created_at,
       },
       rule,
-    }));
+    }))
+    .sort(oldestAssignmentFirst);
 }

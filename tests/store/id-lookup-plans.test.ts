@@ -4,10 +4,12 @@ import { sql } from 'kysely';
 import { findEventData } from '../../src/store/events.ts';
 import { vouchersOfHolders } from '../../src/store/customer-redeemables.ts';
 import { listMemberCards, lockCards } from '../../src/store/loyalty.ts';
+import { voucherRuleIds } from '../../src/store/export-sources.ts';
 import { findCatalogFacts } from '../../src/store/orders.ts';
 import { findLiveItems } from '../../src/store/product-collections.ts';
 import { findVouchersForRedemption } from '../../src/store/redemption-facts.ts';
 import { findLiveCustomersByRefs } from '../../src/store/segments.ts';
+import { assignedRules } from '../../src/store/validation-rules.ts';
 import { findVouchersByIds, listLiveVouchers } from '../../src/store/voucher-list.ts';
 import { eventsForDelivery } from '../../src/store/webhooks.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -94,6 +96,30 @@ describe('lookups by ids find each id by key', () => {
       }
     }
   }
+
+  test('rules assigned to several objects: each object looked up, oldest assignment first', async () => {
+    const objects = IDS.map((id) => ({ type: 'voucher', id }));
+    for (const run of [(db: TestDatabase['db']) => assignedRules(db, 'proj_plan', objects), (db: TestDatabase['db']) => voucherRuleIds(db, 'proj_plan', IDS)]) {
+      const plans = await planOfStatements(handle, run);
+      // SQLite walked every assignment of the project in created order (validation_rule_assignments_created)
+      // to spare itself a sort; PostgreSQL plans from statistics.
+      if (handle.dialect === 'sqlite') for (const plan of plans) assert.doesNotMatch(plan, /assignments_created|\(project_id=\?\)/, plan);
+    }
+    await handle.db.insertInto('projects').values(projectRow('proj_rules')).execute();
+    const rule = { project_id: 'proj_rules', name: 'r', rules: '{}', error: null, applicable_to: '{}', type: 'basic', context_type: 'global', created_at: '2026-03-01T00:00:00.000Z' };
+    await handle.db.insertInto('validation_rules').values([{ ...rule, id: 'val_a', name: 'a' }, { ...rule, id: 'val_b', name: 'b' }]).execute();
+    // Ids in the opposite order of creation, so only a sort by created_at gives the expected order.
+    const assignment = (id: string, ruleId: string, objectId: string, at: string) => ({ id, project_id: 'proj_rules', rule_id: ruleId, related_object_type: 'voucher', related_object_id: objectId, created_at: at });
+    await handle.db
+      .insertInto('validation_rule_assignments')
+      .values([assignment('asgm_3', 'val_a', 'v_x', '2026-03-01T10:00:00.000Z'), assignment('asgm_2', 'val_b', 'v_y', '2026-03-01T11:00:00.000Z'), assignment('asgm_1', 'val_b', 'v_x', '2026-03-01T12:00:00.000Z')])
+      .execute();
+    const rows = await assignedRules(handle.db, 'proj_rules', [{ type: 'voucher', id: 'v_y' }, { type: 'voucher', id: 'v_x' }]);
+    assert.deepEqual(rows.map((r) => r.assignment.id), ['asgm_3', 'asgm_2', 'asgm_1']);
+    const byVoucher = await voucherRuleIds(handle.db, 'proj_rules', ['v_y', 'v_x']);
+    assert.deepEqual(byVoucher.get('v_x'), ['val_a', 'val_b']);
+    assert.deepEqual(byVoucher.get('v_y'), ['val_b']);
+  });
 
   test('the project still decides which rows come back', async () => {
     await handle.db.insertInto('projects').values([projectRow('proj_a'), projectRow('proj_b')]).execute();
