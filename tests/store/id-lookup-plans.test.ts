@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { deleteBinEntriesOf } from '../../src/store/bin.ts';
 import { findEventData } from '../../src/store/events.ts';
 import { vouchersOfHolders } from '../../src/store/customer-redeemables.ts';
 import { listMemberCards, lockCards } from '../../src/store/loyalty.ts';
@@ -119,6 +120,15 @@ describe('lookups by ids find each id by key', () => {
     const byVoucher = await voucherRuleIds(handle.db, 'proj_rules', ['v_y', 'v_x']);
     assert.deepEqual(byVoucher.get('v_x'), ['val_a', 'val_b']);
     assert.deepEqual(byVoucher.get('v_y'), ['val_b']);
+  });
+
+  test("a product's bin entries and its SKUs' entries, each by its own index", async () => {
+    const plans = await planOfStatements(handle, (db) => deleteBinEntriesOf(db, 'proj_plan', 'prod_1'));
+    assert.equal(plans.length, 2);
+    if (handle.dialect === 'sqlite') {
+      assert.match(plans[0] ?? '', /\(project_id=\? AND resource_id=\?\)/, plans[0]);
+      assert.match(plans[1] ?? '', /\(project_id=\? AND resource_parent_id=\?\)/, plans[1]);
+    }
   });
 
   test('the project still decides which rows come back', async () => {
