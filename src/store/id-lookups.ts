@@ -8,6 +8,11 @@ import { sql, type RawBuilder } from 'kysely';
 // Written as an expression, the project condition is served by no index: the ids are looked up, and the
 // condition then checks each row found. PostgreSQL plans from statistics and finds the ids by key either way.
 
+/** `project_id` as a check on rows found by their ids, never as an index key: `.where(projectCheck(), '=', projectId)`. */
+export function projectCheck(column = 'project_id'): RawBuilder<string> {
+  return sql<string>`(${sql.ref(column)} || '')`;
+}
+
 /**
  * The rows of a lookup by id and by source id at once, each once. Such a lookup is two indexed reads in
  * one statement (`… where id in (…) union all … where source_id in (…)`): written as `id in (…) or
@@ -17,9 +22,4 @@ export function distinctById<T extends { id: string }>(rows: readonly T[]): T[] 
   const byId = new Map<string, T>();
   for (const row of rows) if (!byId.has(row.id)) byId.set(row.id, row);
   return [...byId.values()];
-}
-
-/** `project_id` as a check on rows found by their ids, never as an index key: `.where(projectCheck(), '=', projectId)`. */
-export function projectCheck(column = 'project_id'): RawBuilder<string> {
-  return sql<string>`(${sql.ref(column)} || '')`;
 }
