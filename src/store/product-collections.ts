@@ -86,9 +86,9 @@ export async function listStaticMembers(db: Executor, projectId: string, collect
 
   const skuIds = items.filter((i) => i.item_type === 'sku').map((i) => i.item_id);
   const productIds = [...new Set(items.map((i) => i.product_id))];
-  const skus = skuIds.length === 0 ? [] : await db.selectFrom('skus').selectAll().where('project_id', '=', projectId).where('id', 'in', skuIds).execute();
+  const skus = skuIds.length === 0 ? [] : await db.selectFrom('skus').selectAll().where(projectCheck(), '=', projectId).where('id', 'in', skuIds).execute();
   const products =
-    productIds.length === 0 ? [] : await db.selectFrom('products').selectAll().where('project_id', '=', projectId).where('id', 'in', productIds).execute();
+    productIds.length === 0 ? [] : await db.selectFrom('products').selectAll().where(projectCheck(), '=', projectId).where('id', 'in', productIds).execute();
   const skuById = new Map(skus.map((s) => [s.id, s]));
   const productById = new Map(products.map((p) => [p.id, p]));
   const members: CollectionMember[] = [];

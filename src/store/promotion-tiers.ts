@@ -450,28 +450,30 @@ export async function lockCampaignRow(db: Executor, projectId: string, campaignI
 
 export type TierAssignmentRow = Selectable<ValidationRuleAssignmentsTable>;
 
+// Sorted in JavaScript, not by the statement: asked to order the assignments of several tiers by
+// created_at, SQLite walked all of the project's assignments in that order (validation_rule_assignments_created)
+// instead of looking each tier up (validation_rule_assignments_object).
 const tierAssignments = prepared((db, p: { projectId: string; tierIds: string[] }) =>
   db
     .selectFrom('validation_rule_assignments')
     .selectAll()
     .where('project_id', '=', p.projectId)
     .where('related_object_id', 'in', p.tierIds)
-    .where('related_object_type', '=', 'promotion_tier')
-    .orderBy('created_at')
-    .orderBy('id'),
+    .where('related_object_type', '=', 'promotion_tier'),
 );
 
-/** The validation rule assignments of several tiers, oldest first (served by validation_rule_assignments_object). */
+const oldestFirst = (a: TierAssignmentRow, b: TierAssignmentRow) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1);
+
+/** The validation rule assignments of several tiers, oldest first (each tier read from validation_rule_assignments_object). */
 export async function assignmentsOfTiers(db: Executor, projectId: string, tierIds: readonly string[], defs?: DefinitionsView): Promise<TierAssignmentRow[]> {
   if (tierIds.length === 0) return [];
-  if (!defs) return tierAssignments.all(db, { projectId, tierIds: [...new Set(tierIds)] });
+  if (!defs) return (await tierAssignments.all(db, { projectId, tierIds: [...new Set(tierIds)] })).sort(oldestFirst);
   const byTier = await defs.many('tier-assignments', tierIds, async (db, wanted) => {
     const out = new Map<string, TierAssignmentRow[]>(wanted.map((id) => [id, []]));
     for (const row of await tierAssignments.all(db, { projectId, tierIds: wanted })) out.get(row.related_object_id)?.push(row);
     return out;
   });
-  // Oldest first across the tiers, as one query answers them.
-  return [...byTier.values()].flat().sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
+  return [...byTier.values()].flat().sort(oldestFirst);
 }
 
 /** Removes the given assignments of one tier (all of them when `ruleIds` is omitted); answers the rows removed. */

@@ -7,7 +7,8 @@ import { vouchersOfHolders } from '../../src/store/customer-redeemables.ts';
 import { listMemberCards, lockCards } from '../../src/store/loyalty.ts';
 import { voucherRuleIds } from '../../src/store/export-sources.ts';
 import { findCatalogFacts } from '../../src/store/orders.ts';
-import { findLiveItems } from '../../src/store/product-collections.ts';
+import { findLiveItems, listStaticMembers } from '../../src/store/product-collections.ts';
+import { assignmentsOfTiers } from '../../src/store/promotion-tiers.ts';
 import { findVouchersForRedemption } from '../../src/store/redemption-facts.ts';
 import { findLiveCustomersByRefs } from '../../src/store/segments.ts';
 import { assignedRules } from '../../src/store/validation-rules.ts';
@@ -120,6 +121,31 @@ describe('lookups by ids find each id by key', () => {
     const byVoucher = await voucherRuleIds(handle.db, 'proj_rules', ['v_y', 'v_x']);
     assert.deepEqual(byVoucher.get('v_x'), ['val_a', 'val_b']);
     assert.deepEqual(byVoucher.get('v_y'), ['val_b']);
+  });
+
+  test('assignments of several promotion tiers: each tier looked up', async () => {
+    const plans = await planOfStatements(handle, (db) => assignmentsOfTiers(db, 'proj_plan', IDS));
+    if (handle.dialect === 'sqlite') for (const plan of plans) assert.doesNotMatch(plan, /assignments_created|\(project_id=\?\)/, plan);
+  });
+
+  test("a static collection's page reads its products and SKUs by id", async () => {
+    const at = '2026-03-01T00:00:00.000Z';
+    await handle.db.insertInto('projects').values(projectRow('proj_items')).execute();
+    const common = { project_id: 'proj_items', metadata: '{}', attributes: '{}', created_at: at };
+    const keys = ['1', '2', '3', '4', '5'];
+    await handle.db.insertInto('products').values(keys.map((k) => ({ ...common, id: `prod_i${k}`, source_id: null, name: `P ${k}` }))).execute();
+    await handle.db.insertInto('skus').values(keys.map((k) => ({ ...common, id: `sku_i${k}`, product_id: `prod_i${k}`, source_id: null, sku: `S ${k}` }))).execute();
+    await handle.db.insertInto('product_collections').values({ id: 'pc_i', project_id: 'proj_items', name: 'c', type: 'STATIC', filter: null, products: null, created_at: at }).execute();
+    const item = (type: 'product' | 'sku', id: string, productId: string) => ({ project_id: 'proj_items', collection_id: 'pc_i', item_type: type, item_id: id, product_id: productId, item_created_at: at });
+    await handle.db
+      .insertInto('product_collection_items')
+      .values(keys.flatMap((k) => [item('product', `prod_i${k}`, `prod_i${k}`), item('sku', `sku_i${k}`, `prod_i${k}`)]))
+      .execute();
+    const plans = await planOfStatements(handle, async (db) => {
+      const { members } = await listStaticMembers(db, 'proj_items', 'pc_i', { limit: 10, offset: 0, descending: false });
+      assert.equal(members.length, 10);
+    });
+    if (handle.dialect === 'sqlite') for (const plan of plans) assert.doesNotMatch(plan, /(SEARCH|SCAN) (skus|products)\b(?! USING INDEX sqlite_autoindex)/, plan);
   });
 
   test("a product's bin entries and its SKUs' entries, each by its own index", async () => {
