@@ -76,6 +76,9 @@ describe('console: webhooks', { skip: BROWSER_MISSING }, () => {
     await page.getByText(`Delivery ${deliveryId} queued again`).waitFor();
     const [queued] = await deliveries();
     assert.equal(queued?.status, 'PENDING', 'the API queued it again');
+    // The table shows the queued delivery before it is sent: until it does, the row still shows the earlier
+    // SUCCEEDED, which the wait below would take for the re-send's outcome.
+    await page.getByTestId(`delivery-${deliveryId}`).getByTestId('delivery-status').filter({ hasText: 'PENDING' }).waitFor({ timeout: 10_000 });
     await t.worker.runPeriodic({ force: true });
     await page.getByTestId(`delivery-${deliveryId}`).getByTestId('delivery-status').filter({ hasText: 'SUCCEEDED' }).waitFor({ timeout: 10_000 });
     const received = receiver.received.filter((r) => r.path === '/hook');
