@@ -32,3 +32,36 @@ export function projectRow(id: string) {
     created_at: CREATED,
   };
 }
+
+/** A live customer with zeroed totals; `metadata` is stored as JSON text. */
+export function customerRow(projectId: string, id: string, sourceId: string | null, options: { metadata?: Record<string, unknown>; createdAt?: string } = {}) {
+  return {
+    id,
+    project_id: projectId,
+    source_id: sourceId,
+    name: null,
+    description: null,
+    email: null,
+    phone: null,
+    birthday: null,
+    birthdate: null,
+    address: null,
+    address_city: null,
+    metadata: JSON.stringify(options.metadata ?? {}),
+    system_metadata: '{}',
+    redemptions_total_redeemed: 0,
+    redemptions_total_failed: 0,
+    redemptions_total_succeeded: 0,
+    redemptions_total_rolled_back: 0,
+    redemptions_total_rollback_failed: 0,
+    redemptions_total_rollback_succeeded: 0,
+    orders_total_amount: 0,
+    orders_total_count: 0,
+    orders_last_order_amount: null,
+    orders_last_order_date: null,
+    loyalty_referred_customers: 0,
+    created_at: options.createdAt ?? CREATED,
+    updated_at: null,
+    deleted_at: null,
+  };
+}

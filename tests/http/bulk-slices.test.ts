@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createWorker } from '../../src/jobs/registry.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { customerRow as sharedCustomerRow } from '../helpers/rows.ts';
 
 // Bulk jobs work in slices (src/services/bulk/bulk.ts, src/lib/slices.ts): each slice commits a few items
 // with the job's progress, then the job gives the event loop back. On SQLite every database call is
@@ -19,37 +20,8 @@ describe('bulk jobs in slices', () => {
   let t: TestApp;
   const sourceIds = Array.from({ length: CUSTOMERS }, (_, i) => sourceIdOf(i));
 
-  function customerRow(id: string, sourceId: string, metadata: Record<string, unknown>) {
-    return {
-      id,
-      project_id: t.projectId,
-      source_id: sourceId,
-      name: null,
-      description: null,
-      email: null,
-      phone: null,
-      birthday: null,
-      birthdate: null,
-      address: null,
-      address_city: null,
-      metadata: JSON.stringify(metadata),
-      system_metadata: '{}',
-      redemptions_total_redeemed: 0,
-      redemptions_total_failed: 0,
-      redemptions_total_succeeded: 0,
-      redemptions_total_rolled_back: 0,
-      redemptions_total_rollback_failed: 0,
-      redemptions_total_rollback_succeeded: 0,
-      orders_total_amount: 0,
-      orders_total_count: 0,
-      orders_last_order_amount: null,
-      orders_last_order_date: null,
-      loyalty_referred_customers: 0,
-      created_at: '2026-03-01T00:00:00.000Z',
-      updated_at: null,
-      deleted_at: null,
-    };
-  }
+  const customerRow = (id: string, sourceId: string, metadata: Record<string, unknown>) =>
+    sharedCustomerRow(t.projectId, id, sourceId, { metadata, createdAt: '2026-03-01T00:00:00.000Z' });
 
   before(async () => {
     t = await startTestApp();

@@ -16,7 +16,7 @@ import { findVouchersByIds, listLiveVouchers } from '../../src/store/voucher-lis
 import { eventsForDelivery } from '../../src/store/webhooks.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { planOfStatements } from '../helpers/query-plans.ts';
-import { projectRow } from '../helpers/rows.ts';
+import { customerRow, projectRow } from '../helpers/rows.ts';
 
 // Rows asked for by their ids are looked up by key, whatever the number of ids (src/store/id-lookups.ts).
 // Without statistics SQLite planned three ids or more as a walk of an index that starts with project_id,
@@ -195,27 +195,7 @@ async function seedOneProject(handle: TestDatabase): Promise<void> {
       .execute();
     await handle.db.insertInto('products').values(slice.map((k) => ({ ...common, id: `prod_${k}`, source_id: `p-${k}`, name: `P ${k}` }))).execute();
     await handle.db.insertInto('skus').values(slice.map((k) => ({ ...common, id: `sku_${k}`, product_id: `prod_${k}`, source_id: `s-${k}`, sku: `S ${k}` }))).execute();
-    await handle.db.insertInto('customers').values(slice.map((k) => customerRow(`cust_${k}`, `c-${k}`, at))).execute();
+    await handle.db.insertInto('customers').values(slice.map((k) => customerRow('proj_plan', `cust_${k}`, `c-${k}`, { createdAt: at }))).execute();
   }
   await sql`analyze vouchers, events, products, skus, customers`.execute(handle.db);
-}
-
-function customerRow(id: string, sourceId: string, at: string) {
-  return {
-    id,
-    project_id: 'proj_plan',
-    source_id: sourceId,
-    metadata: '{}',
-    system_metadata: '{}',
-    redemptions_total_redeemed: 0,
-    redemptions_total_failed: 0,
-    redemptions_total_succeeded: 0,
-    redemptions_total_rolled_back: 0,
-    redemptions_total_rollback_failed: 0,
-    redemptions_total_rollback_succeeded: 0,
-    orders_total_amount: 0,
-    orders_total_count: 0,
-    loyalty_referred_customers: 0,
-    created_at: at,
-  };
 }
