@@ -139,12 +139,14 @@ export async function readLog(db: Executor, afterSeq: number, limit: number, upT
 /**
  * PostgreSQL: the (virtual) transactions, other than ours, that hold the lock every INSERT into `events`
  * takes. A transaction takes it before it draws a `seq`, and keeps it until it ends, so any transaction
- * that drew a seq we have not seen committed yet is among them.
+ * that drew a seq we have not seen committed yet is among them. pg_locks covers the whole cluster, and
+ * databases copied from one template share their tables' oids, so only this database's locks count.
  */
 export async function eventWriters(db: Executor): Promise<string[]> {
   const result = await sql<{ vxid: string }>`
     select distinct virtualtransaction as vxid from pg_locks
     where locktype = 'relation' and relation = 'events'::regclass and mode = 'RowExclusiveLock'
+      and database = (select oid from pg_database where datname = current_database())
       and pid is distinct from pg_backend_pid()
   `.execute(db);
   return result.rows.map((r) => r.vxid);
