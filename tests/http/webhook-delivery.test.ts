@@ -9,7 +9,7 @@ import { dispatchWebhookEvents } from '../../src/services/webhooks/dispatch.ts';
 import { appendEvents } from '../../src/store/events.ts';
 import { claimDueDeliveries } from '../../src/store/webhooks.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { testDialect } from '../helpers/database.ts';
+import { createTestDatabase, testDialect } from '../helpers/database.ts';
 import { RECEIVER_NETWORKS, WebhookReceiver, type ReceivedRequest } from '../helpers/webhook-receiver.ts';
 
 // Signed, ordered, at-least-once webhook delivery (ARCHITECTURE "Event log, activities and webhooks";
@@ -387,6 +387,49 @@ describe('webhook delivery', () => {
     );
     await pump();
     assert.deepEqual(seen(receiver.accepted('/late')), ['customer.created late-1', 'customer.created late-2', 'customer.created late-3']);
+    await deleteWebhook(hook);
+  });
+
+  test('PostgreSQL: a transaction writing events in another database does not hold the dispatcher', { skip: testDialect() !== 'postgres' && 'PostgreSQL only' }, async () => {
+    // The test databases are copies of one template, so their events tables share an oid: the case where
+    // a lock seen cluster-wide looked like a writer of this log.
+    const hook = await createWebhook('/elsewhere', ['customer.created']);
+    const actor = { projectId: t.projectId, requestId: 'v-elsewhere', source: { channel: 'API' as const } };
+    const event = (sourceId: string) =>
+      makeEvent(t.deps, actor, { type: 'customer.created', customerId: `cust_${sourceId}`, data: { customer: { id: `cust_${sourceId}`, source_id: sourceId, object: 'customer' } } });
+    const other = await createTestDatabase();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inserted!: () => void;
+    const insertedNow = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    const elsewhere = other.db.transaction().execute(async (tx) => {
+      await appendEvents(tx, [event('other-database')]);
+      inserted();
+      await held;
+    });
+    try {
+      await insertedNow;
+      // A hole in this log (a rolled-back seq), then an event after it.
+      await assert.rejects(
+        t.deps.db.transaction().execute(async (tx) => {
+          await appendEvents(tx, [event('rolled-back')]);
+          throw new Error('roll back');
+        }),
+      );
+      await inTransaction(t.deps, (tx) => appendEvents(tx, [event('after-hole')]));
+      const outcome = await dispatchWebhookEvents(t.deps);
+      assert.equal(outcome?.waiting, false, 'no writer of this database can fill the hole');
+      await pump();
+      assert.deepEqual(seen(receiver.accepted('/elsewhere')), ['customer.created after-hole']);
+    } finally {
+      release();
+      await elsewhere;
+      await other.close();
+    }
     await deleteWebhook(hook);
   });
 });
