@@ -26,7 +26,8 @@ export interface ThrowawayDatabase {
   drop(): Promise<void>;
 }
 
-const SQLITE_FILES = ['', '-wal', '-shm', '-journal'];
+// `-migration-lock` is the lock file the servers queue on to migrate (src/store/migrate.ts).
+const SQLITE_FILES = ['', '-wal', '-shm', '-journal', '-migration-lock'];
 
 export async function createThrowawayDatabase(options: ThrowawayOptions): Promise<ThrowawayDatabase> {
   // The name goes into SQL unquoted and into a file name.
