@@ -1,3 +1,4 @@
+import type { CustomerRow } from './customers.ts';
 import type { Executor } from './db.ts';
 import { prepared } from './prepared.ts';
 
@@ -10,6 +11,36 @@ const cockpitKey = prepared((db, p: { projectId: string }) => db.selectFrom('coc
 const generationsOf = prepared((db, p: { projectId: string; customerIds: string[] }) =>
   db.selectFrom('cockpit_links').select(['customer_id', 'generation']).where('project_id', '=', p.projectId).where('customer_id', 'in', p.customerIds),
 );
+
+// A live customer with its link generation in one statement, for the answers that read one customer and
+// show its links (GET /v1/customers/{customerId}).
+const liveCustomerWithGeneration = (column: 'customers.id' | 'customers.source_id') =>
+  prepared((db, p: { projectId: string; key: string }) =>
+    db
+      .selectFrom('customers')
+      .leftJoin('cockpit_links as l', (join) => join.onRef('l.project_id', '=', 'customers.project_id').onRef('l.customer_id', '=', 'customers.id'))
+      .selectAll('customers')
+      .select('l.generation as cockpit_generation')
+      .where(column, '=', p.key)
+      .where('customers.project_id', '=', p.projectId)
+      .where('customers.deleted_at', 'is', null),
+  );
+const liveCustomerByIdWithGeneration = liveCustomerWithGeneration('customers.id');
+const liveCustomerBySourceIdWithGeneration = liveCustomerWithGeneration('customers.source_id');
+
+/** A live customer by id or source_id (an id wins, as in findLiveCustomer) and its link generation. */
+export async function findLiveCustomerAndGeneration(
+  db: Executor,
+  projectId: string,
+  idOrSourceId: string,
+): Promise<{ row: CustomerRow; generation: number } | undefined> {
+  const found =
+    (await liveCustomerByIdWithGeneration.first(db, { projectId, key: idOrSourceId })) ??
+    (await liveCustomerBySourceIdWithGeneration.first(db, { projectId, key: idOrSourceId }));
+  if (!found) return undefined;
+  const { cockpit_generation: generation, ...row } = found;
+  return { row, generation: Number(generation ?? 0) };
+}
 
 export async function findCockpitKey(db: Executor, projectId: string): Promise<string | undefined> {
   const row = await cockpitKey.first(db, { projectId });

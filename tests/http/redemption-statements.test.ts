@@ -82,4 +82,24 @@ describe('database work of one redemption', () => {
     const budget = t.db.dialect === 'postgres' ? 10 : 15;
     assert.ok(statements.length <= budget, `${statements.length} statements (budget ${budget}):\n${statements.join('\n')}`);
   });
+
+  test('GET customer reads the customer with its cockpit link generation, then its holdings and referrals', async () => {
+    const f = fixtures(t);
+    const customer = await f.customer();
+    await f.ok('POST', `/v1/customers/${customer.id}/cockpit/rotate`, {});
+    const read = async () => {
+      sent.length = 0;
+      counting = true;
+      const res = await t.request('GET', `/v1/customers/${customer.id}`);
+      counting = false;
+      assert.equal(res.status, 200, res.text);
+      return { body: res.body, statements: [...sent] };
+    };
+    await read();
+    const { body, statements } = await read();
+    assert.match(body.assets.cockpit_url, /#token=/);
+    // The key check before it is cached for a second per process and may fall into any request.
+    const own = statements.filter((text) => !/api_keys|management_keys/i.test(text));
+    assert.equal(own.length, 3, own.join('\n'));
+  });
 });

@@ -1,9 +1,10 @@
 import { withMembers } from '../../lib/objects.ts';
 import { errors } from '../../domain/errors.ts';
-import { findLiveCustomer, type CustomerObject } from '../../store/customers.ts';
+import { findLiveCustomerAndGeneration } from '../../store/cockpit.ts';
+import { findLiveCustomer, renderCustomer, type CustomerObject } from '../../store/customers.ts';
 import { getCustomer } from '../customers/customers.ts';
 import { inTransaction, type Actor, type Deps } from '../context.ts';
-import { cockpitAssets, rotateCockpitLinks, type CockpitAssets } from './links.ts';
+import { cockpitAssets, cockpitAssetsAt, rotateCockpitLinks, type CockpitAssets } from './links.ts';
 
 // `assets` of the customer objects the customer endpoints answer. They are added to the answer only,
 // never to the customer objects that events and webhooks record: a cockpit link is a credential, and
@@ -32,6 +33,18 @@ export async function withCockpitAsset(deps: Deps, projectId: string, customer: 
   const [out] = await withCockpitAssets(deps, projectId, [customer], reveal);
   if (!out) throw new Error('a customer went missing');
   return out;
+}
+
+/**
+ * `GET /v1/customers/{customerId}`: the customer with its links. The row and its link generation are read
+ * in one statement (the answer every shop's customer page asks for).
+ */
+export async function getCustomerWithAssets(deps: Deps, actor: Actor, customerId: string, reveal: boolean): Promise<CustomerWithAssets> {
+  const found = await findLiveCustomerAndGeneration(deps.db, actor.projectId, customerId);
+  if (!found) throw errors.notFound('customer', customerId);
+  const customer = await renderCustomer(deps.db, actor.projectId, found.row);
+  if (!reveal) return withMembers(customer, { assets: HIDDEN });
+  return withMembers(customer, { assets: await cockpitAssetsAt(deps, deps.db, { projectId: actor.projectId, customerId: customer.id }, found.generation) });
 }
 
 /**

@@ -76,6 +76,16 @@ export async function cockpitAssets(
   return out;
 }
 
+/** The cockpit links of one customer whose link generation the caller has read. */
+export async function cockpitAssetsAt(
+  deps: Pick<Deps, 'pepper' | 'clock' | 'config'>,
+  db: Executor,
+  holder: CockpitHolder,
+  generation: number,
+): Promise<CockpitAssets> {
+  return assetsOf(deps, tokenOf(await projectKey(deps, db, holder.projectId), holder, generation));
+}
+
 /** Retires the customer's links (cockpitAssets then answers the new ones). The caller has checked the customer is live. */
 export async function rotateCockpitLinks(deps: Pick<Deps, 'clock'>, db: Executor, holder: CockpitHolder): Promise<void> {
   await bumpCockpitGeneration(db, holder.projectId, holder.customerId, deps.clock.now().toISOString());

@@ -1,6 +1,6 @@
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as customers from '../../../services/customers/customers.ts';
-import { rotateCustomerCockpit, withCockpitAsset, withCockpitAssets } from '../../../services/cockpit/customer-assets.ts';
+import { getCustomerWithAssets, rotateCustomerCockpit, withCockpitAsset, withCockpitAssets } from '../../../services/cockpit/customer-assets.ts';
 import type { FastifyRequest } from 'fastify';
 import { roleAllows } from '../../../domain/auth/roles.ts';
 import { scopesAllowPath } from '../../../domain/auth/scopes.ts';
@@ -99,7 +99,7 @@ export function registerCustomerRoutes(app: TypedApp, ctx: RouteContext): void {
     },
     async (request) => {
       const actor = actorOf(request);
-      return withCockpitAsset(deps, actor.projectId, await customers.getCustomer(deps, actor, request.params.customerId), mayOpenCockpits(request));
+      return getCustomerWithAssets(deps, actor, request.params.customerId, mayOpenCockpits(request));
     },
   );
 
