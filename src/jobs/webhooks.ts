@@ -1,15 +1,12 @@
 import { Pacer } from '../lib/slices.ts';
 import type { Deps } from '../services/context.ts';
-import { DISPATCH_BATCH, dispatchWebhookEvents } from '../services/webhooks/dispatch.ts';
+import { dispatchWebhookEvents } from '../services/webhooks/dispatch.ts';
 import { WebhookSender } from '../services/webhooks/delivery.ts';
 import type { Worker } from './worker.ts';
 
 // Webhook dispatch and delivery run on every turn of the worker loop (src/services/webhooks/*): the
 // dispatcher turns new log events into deliveries, the sender attempts the due ones. A turn keeps going
-// while there is a backlog (a full batch of the log, or deliveries sent), within a time budget, so a
-// backlog drains quickly without starving the job queue. Under a steady stream of requests each pass finds
-// a few new events; those wait for the next turn of the worker loop (at most its idle poll) instead of
-// being chased one commit at a time, which cost half a statement per redemption.
+// while there is work, within a time budget, so a backlog drains quickly without starving the job queue.
 
 const TURN_BUDGET_MS = 1_000;
 const PURGE_EVERY_MS = 3600_000;
@@ -17,27 +14,20 @@ const PURGE_EVERY_MS = 3600_000;
 export interface WebhookTurn {
   dispatchedEvents: number;
   attempts: number;
-  /** Dispatch-and-send passes the turn made. */
-  passes: number;
 }
 
-/** One turn: dispatch and send until the backlog is gone or the budget is spent. */
-export async function runWebhookTurn(
-  deps: Deps,
-  sender: WebhookSender,
-  { budgetMs = TURN_BUDGET_MS, batchSize = DISPATCH_BATCH }: { budgetMs?: number; batchSize?: number } = {},
-): Promise<WebhookTurn> {
+/** One turn: dispatch and send until nothing is left or the budget is spent. */
+export async function runWebhookTurn(deps: Deps, sender: WebhookSender, budgetMs = TURN_BUDGET_MS): Promise<WebhookTurn> {
   const started = performance.now();
   const pacer = new Pacer();
-  const turn: WebhookTurn = { dispatchedEvents: 0, attempts: 0, passes: 0 };
+  const turn: WebhookTurn = { dispatchedEvents: 0, attempts: 0 };
   for (;;) {
-    const dispatched = await dispatchWebhookEvents(deps, batchSize);
+    const dispatched = await dispatchWebhookEvents(deps);
     const attempts = await sender.deliverDue();
-    turn.passes++;
     turn.dispatchedEvents += dispatched?.events ?? 0;
     turn.attempts += attempts;
-    const backlog = (dispatched?.more ?? false) || attempts > 0;
-    if (!backlog || performance.now() - started >= budgetMs) return turn;
+    const moved = (dispatched?.advanced ?? false) || attempts > 0;
+    if (!moved || performance.now() - started >= budgetMs) return turn;
     // A backlog (a bulk job's events) is read in slices, with requests served between them.
     await pacer.between();
   }

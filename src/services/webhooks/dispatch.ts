@@ -35,8 +35,6 @@ import { inTransaction, type Deps } from '../context.ts';
 
 export const DISPATCH_BATCH = 500;
 
-const NOTHING_NEW: DispatchOutcome = Object.freeze({ advanced: false, events: 0, deliveries: 0, waiting: false, more: false });
-
 export interface DispatchOutcome {
   /** Whether the cursor moved. */
   advanced: boolean;
@@ -45,8 +43,6 @@ export interface DispatchOutcome {
   deliveries: number;
   /** True when the cursor stopped at a hole another transaction may still fill. */
   waiting: boolean;
-  /** True when the turn read a full batch: more of the log may be waiting right now (a backlog). */
-  more: boolean;
 }
 
 interface Gap {
@@ -162,12 +158,12 @@ async function createDeliveries(tx: Tx, deps: Deps, entries: readonly LogEntry[]
 export async function dispatchWebhookEvents(deps: Deps, batchSize = DISPATCH_BATCH): Promise<DispatchOutcome | null> {
   // Most turns find nothing new; finding that out needs no write transaction (on SQLite, the write lock).
   const peek = await peekDispatchCursor(deps.db);
-  if (peek && !(await logHasEventsAfter(deps.db, Number(peek.last_seq)))) return NOTHING_NEW;
+  if (peek && !(await logHasEventsAfter(deps.db, Number(peek.last_seq)))) return { advanced: false, events: 0, deliveries: 0, waiting: false };
   return inTransaction(deps, async (tx) => {
     const cursor = await lockDispatchCursor(tx);
     if (!cursor) return null;
     const batch = await readLog(tx, Number(cursor.last_seq), batchSize);
-    if (batch.length === 0) return NOTHING_NEW;
+    if (batch.length === 0) return { advanced: false, events: 0, deliveries: 0, waiting: false };
     const { entries, upTo, gap } = await finalEntries(tx, deps, cursor, batch);
     const deliveries = entries.length > 0 ? await createDeliveries(tx, deps, entries) : 0;
     await saveDispatchCursor(tx, {
@@ -176,12 +172,6 @@ export async function dispatchWebhookEvents(deps: Deps, batchSize = DISPATCH_BAT
       gapHolders: gap ? toJson(gap.holders) : null,
       now: deps.clock.now().toISOString(),
     });
-    return {
-      advanced: upTo > Number(cursor.last_seq),
-      events: entries.length,
-      deliveries,
-      waiting: gap !== null,
-      more: batch.length === batchSize && gap === null,
-    };
+    return { advanced: upTo > Number(cursor.last_seq), events: entries.length, deliveries, waiting: gap !== null };
   });
 }
