@@ -33,6 +33,9 @@ const MAX_PASSES_FOR_REQUESTS = 16;
 let requestsWaiting = 0;
 
 export const requestsWaitingForTurn = {
+  get count(): number {
+    return requestsWaiting;
+  },
   add(): void {
     requestsWaiting++;
   },

@@ -1,4 +1,5 @@
 import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
+import { requestsWaitingForTurn } from '../lib/slices.ts';
 import type { WalDurability } from './sqlite-durability.ts';
 
 // Group commit for SQLite: write transactions that queue for the connection share one COMMIT.
@@ -114,12 +115,20 @@ class GroupCommitSqliteDriver extends SqliteDriver {
   // so the requests that arrived with it have not reached the connection yet when it ends. The group's
   // COMMIT waits until they have had their turn — the check phase of the same loop iteration — and, while
   // the WAL is being synced for an earlier group, until that fsync ends: a COMMIT now could not be synced
-  // any sooner, and every transaction that begins meanwhile joins the group.
+  // any sooner, and every transaction that begins meanwhile joins the group. While API requests wait for
+  // their turn (src/http/plugins/turns.ts: one per pass of the loop) it waits for them too, up to
+  // MAX_GROUP_MS: under load a group otherwise committed after every second transaction, writing the
+  // pages they share (table ends, counters, the newest index leaves) once per two requests.
   #scheduleCommit(): void {
     if (this.#commitScheduled) return;
     this.#commitScheduled = true;
     setImmediate(() => {
       this.#commitScheduled = false;
+      if (this.#group && requestsWaitingForTurn.count > 0 && performance.now() - this.#group.openedAt < MAX_GROUP_MS) {
+        // Looked at again next pass: a waiting request may never touch the connection.
+        this.#scheduleCommit();
+        return;
+      }
       if (!this.#durability.syncing) void this.#commitWhenIdle();
     });
   }

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { durable, openSqlite, type DbHandle } from '../../src/store/db.ts';
+import { requestsWaitingForTurn } from '../../src/lib/slices.ts';
 import type { SyncFile } from '../../src/store/sqlite-durability.ts';
 import { testDialect } from '../helpers/database.ts';
 
@@ -98,4 +99,35 @@ describe('SQLite transactions commit in groups', { skip: testDialect() !== 'sqli
       while (held.length > 0) held.shift()?.();
     }
   });
+
+  test('while API requests wait for their turn, the group waits for them (up to 20 ms) and then commits', async () => {
+    await durable(handle.db);
+    commits = 0;
+    // One transaction per pass of the event loop, as requests run under load (src/http/plugins/turns.ts).
+    const nextPass = () => new Promise<void>((resolve) => setImmediate(resolve));
+    requestsWaitingForTurn.add();
+    try {
+      for (const body of ['p1', 'p2', 'p3']) {
+        await insert(body);
+        await nextPass();
+        await nextPass();
+      }
+      assert.equal(commits, 0, 'the group stays open while a request waits for its turn');
+      // A waiting request that never touches the database does not hold the group past its age limit.
+      const answered = durable(handle.db);
+      await sleep(40);
+      assert.equal(commits, 1, 'committed once the group was 20 ms old');
+      await answered;
+    } finally {
+      requestsWaitingForTurn.remove();
+    }
+    // Nobody waiting: a lone transaction commits at the next pass, as before.
+    await insert('p4');
+    await nextPassAfterCommit();
+    assert.equal(commits, 2);
+  });
 });
+
+async function nextPassAfterCommit(): Promise<void> {
+  for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
