@@ -30,6 +30,15 @@ const envelope = (r: ReceivedRequest) => JSON.parse(r.body) as Envelope;
 /** What a receiver saw, as "type source_id" lines, e.g. "customer.created c1". */
 const seen = (requests: readonly ReceivedRequest[]) => requests.map((r) => `${envelope(r).type} ${envelope(r).data.customer?.source_id ?? '?'}`);
 
+/** A promise (`reached`) and the call that settles it (`open`): one side of a test waits for the other. */
+function latch(): { reached: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const reached = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { reached, open };
+}
+
 describe('webhook delivery', () => {
   let t: TestApp;
   let receiver: WebhookReceiver;
@@ -347,14 +356,8 @@ describe('webhook delivery', () => {
     const hook = await createWebhook('/late', ['customer.created']);
     const actor = { projectId: t.projectId, requestId: 'v-late', source: { channel: 'API' as const } };
     const fakeCustomer = (sourceId: string) => ({ customer: { id: `cust_${sourceId}`, source_id: sourceId, object: 'customer' } });
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let inserted!: () => void;
-    const insertedNow = new Promise<void>((resolve) => {
-      inserted = resolve;
-    });
+    const { reached: held, open: release } = latch();
+    const { reached: insertedNow, open: inserted } = latch();
     // A transaction draws its seq, then stays open while a later event commits.
     const slow = t.deps.db.transaction().execute(async (tx) => {
       await appendEvents(tx, [makeEvent(t.deps, actor, { type: 'customer.created', customerId: 'cust_late-1', entityId: 'cust_late-1', data: fakeCustomer('late-1') })]);
@@ -398,14 +401,8 @@ describe('webhook delivery', () => {
     const event = (sourceId: string) =>
       makeEvent(t.deps, actor, { type: 'customer.created', customerId: `cust_${sourceId}`, data: { customer: { id: `cust_${sourceId}`, source_id: sourceId, object: 'customer' } } });
     const other = await createTestDatabase();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let inserted!: () => void;
-    const insertedNow = new Promise<void>((resolve) => {
-      inserted = resolve;
-    });
+    const { reached: held, open: release } = latch();
+    const { reached: insertedNow, open: inserted } = latch();
     const elsewhere = other.db.transaction().execute(async (tx) => {
       await appendEvents(tx, [event('other-database')]);
       inserted();
