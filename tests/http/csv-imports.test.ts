@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { InsertQueryNode, type KyselyPlugin } from 'kysely';
 import { runCsvImport } from '../../src/services/csv-imports/run-import.ts';
-import { purgeAbandonedUploads } from '../../src/services/csv-imports/upload.ts';
+import { CsvUpload, purgeAbandonedUploads } from '../../src/services/csv-imports/upload.ts';
 import type { CsvImportKind, CsvImportPayload } from '../../src/services/csv-imports/importers.ts';
 import { checkpointJob, claimNextJob, toJob } from '../../src/store/jobs.ts';
-import { inTransaction } from '../../src/services/context.ts';
+import { inTransaction, internalActor } from '../../src/services/context.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 // CSV imports (`POST …/importCSV`): multipart uploads parsed as they arrive into staged rows, imported by
@@ -474,6 +476,30 @@ describe('CSV imports', () => {
     t.clock.advance(25 * 3600_000);
     assert.equal(await purgeAbandonedUploads(t.deps), 1);
     assert.equal(await stagedRows(), 0);
+  });
+
+  test('a file that fails while a batch is being inserted leaves nothing once discarded', async () => {
+    // The file breaks off at the moment its first batch goes to the database. pipeline() rejects at once,
+    // while that insert is still on its way; stage() must wait for it, or the batch lands after discard().
+    const rows = ['Source_id,Name', ...Array.from({ length: 600 }, (_, i) => `mid-insert-${i},Name ${i}`)].join('\n');
+    const file = new PassThrough();
+    const breakOffAtInsert: KyselyPlugin = {
+      transformQuery({ node }) {
+        if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'csv_import_rows') {
+          file.destroy(new Error('the client went away'));
+        }
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    const deps = { ...t.deps, db: t.deps.db.withPlugin(breakOffAtInsert) };
+    const upload = await CsvUpload.open(deps, internalActor(t.projectId, 'req_mid_insert'), 'CUSTOMERS.IMPORT_CSV');
+    file.write(`${rows}\n`); // and never ends: only the failure stops it
+    await assert.rejects(upload.stage(file), /the client went away/);
+    await upload.discard();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(await stagedRows(), 0, 'a batch inserted after the discard stayed');
+    assert.deepEqual(await t.db.db.selectFrom('csv_uploads').selectAll().execute(), []);
   });
 
   test('every other route still refuses multipart/form-data with 415', async () => {

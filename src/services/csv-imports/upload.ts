@@ -92,27 +92,32 @@ export class CsvUpload {
       record_delimiter: ['\r\n', '\n', '\r'],
       max_record_size: MAX_RECORD_CHARS,
     });
-    try {
-      await pipeline(file, parser, async (records: AsyncIterable<ParsedRecord>) => {
-        for await (const { record, info } of records) {
-          const line = endedOn + 1 + (info.empty_lines - blankLines);
-          endedOn = info.lines;
-          blankLines = info.empty_lines;
-          if (record.every((cell) => cell.trim() === '')) continue;
-          if (this.#header === null) {
-            planColumns(importer, record);
-            this.#header = record;
-            continue;
-          }
-          this.#rows += 1;
-          const cells = JSON.stringify(record);
-          batch.push({ project_id: projectId, import_id: this.#id, row_no: this.#rows, line, cells });
-          batchChars += cells.length;
-          if (batch.length >= STAGE_BATCH_ROWS || batchChars >= STAGE_BATCH_CHARS) await flush();
+    const consume = async (records: AsyncIterable<ParsedRecord>) => {
+      for await (const { record, info } of records) {
+        const line = endedOn + 1 + (info.empty_lines - blankLines);
+        endedOn = info.lines;
+        blankLines = info.empty_lines;
+        if (record.every((cell) => cell.trim() === '')) continue;
+        if (this.#header === null) {
+          planColumns(importer, record);
+          this.#header = record;
+          continue;
         }
-        await flush();
-      });
+        this.#rows += 1;
+        const cells = JSON.stringify(record);
+        batch.push({ project_id: projectId, import_id: this.#id, row_no: this.#rows, line, cells });
+        batchChars += cells.length;
+        if (batch.length >= STAGE_BATCH_ROWS || batchChars >= STAGE_BATCH_CHARS) await flush();
+      }
+      await flush();
+    };
+    let consuming: Promise<void> | undefined;
+    try {
+      await pipeline(file, parser, (records: AsyncIterable<ParsedRecord>) => (consuming = consume(records)));
     } catch (error) {
+      // When the file fails (the client went away), pipeline rejects at once, while the consumer may still
+      // be inserting a batch. Wait for that insert: a batch landing after discard() would stay forever.
+      await consuming?.catch(() => undefined);
       if (error instanceof CsvError) throw errors.invalidPayload(`The file is not valid CSV: ${error.message}`);
       throw error;
     }
