@@ -261,19 +261,19 @@ export async function renderCustomer(db: Executor, projectId: string, row: Custo
 
 /**
  * Inserts a customer unless a live customer of the project already holds its source_id (the unique index
- * decides, so two concurrent creates cannot both win). Returns false when the row was not inserted; the
- * caller then reads the winner. A conflict does not abort the surrounding transaction, which matters to
- * callers that create customers inside their own larger transaction.
+ * decides, so two concurrent creates cannot both win). Answers the inserted row, or undefined when it was
+ * not inserted; the caller then reads the winner. A conflict does not abort the surrounding transaction,
+ * which matters to callers that create customers inside their own larger transaction.
  */
-export async function insertCustomerIfAbsent(db: Executor, row: Insertable<CustomersTable>): Promise<boolean> {
-  const result = await db
+export async function insertCustomerIfAbsent(db: Executor, row: Insertable<CustomersTable>): Promise<CustomerRow | undefined> {
+  return db
     .insertInto('customers')
     .values(row)
     .onConflict((oc) =>
       oc.columns(['project_id', 'source_id']).where('source_id', 'is not', null).where('deleted_at', 'is', null).doNothing(),
     )
+    .returningAll()
     .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
 const liveCustomerById = prepared((db, p: { projectId: string; id: string }) =>

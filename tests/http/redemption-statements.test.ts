@@ -102,4 +102,28 @@ describe('database work of one redemption', () => {
     const own = statements.filter((text) => !/api_keys|management_keys/i.test(text));
     assert.equal(own.length, 3, own.join('\n'));
   });
+
+  test('creating a customer renders it from the inserted row: no re-read, no holdings or referrals query', async () => {
+    const create = async (sourceId: string) => {
+      sent.length = 0;
+      counting = true;
+      const res = await t.request('POST', '/v1/customers', { json: { source_id: sourceId, name: 'New', metadata: { note: 'n' } } });
+      counting = false;
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual([res.body.summary.redemptions.gift, res.body.loyalty, res.body.referrals], [
+        { redeemed_amount: 0, amount_to_go: 0 },
+        { points: 0, referred_customers: 0, campaigns: {} },
+        { total: 0, campaigns: [] },
+      ]);
+      return sent.filter((text) => !/api_keys|management_keys/i.test(text));
+    };
+    await create(`stmt-warm-${Date.now()}`);
+    const statements = await create(`stmt-${Date.now()}`);
+    const customerReads = statements.filter((text) => /from "customers"/i.test(text));
+    assert.equal(customerReads.length, 1, `only the source_id lookup reads customers:\n${statements.join('\n')}`);
+    assert.ok(!statements.some((text) => /"referrals"|"vouchers"/i.test(text)), statements.join('\n'));
+    // Begin, the source_id lookup, the definitions version (the metadata schema is cached), the insert,
+    // (PostgreSQL: the segment lock,) the auto-update segments, the event, the answer's cockpit link, commit.
+    assert.equal(statements.length, t.db.dialect === 'postgres' ? 9 : 8, statements.join('\n'));
+  });
 });

@@ -1,6 +1,7 @@
 import type { ClientCustomerInput, CustomerInput, ListCustomersInput, UpdateCustomerInput } from '../../api/customers.ts';
 import { errors } from '../../domain/errors.ts';
 import type { Tx } from '../../store/db.ts';
+import { definitions } from '../../store/definitions.ts';
 import { appendEvents, countCustomerEventsOfKind, deleteCustomerEvents } from '../../store/events.ts';
 import { deleteCustomerOrders } from '../../store/orders.ts';
 import { eraseCustomerFromRedemptions } from '../../store/redemption-records.ts';
@@ -88,7 +89,7 @@ export async function applyCustomerUpdate(
   fields: CustomerFields,
   merged?: { metadata: Record<string, unknown> },
 ): Promise<CustomerObject> {
-  if (fields.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'customer', fields.metadata);
+  if (fields.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'customer', fields.metadata, await definitions(tx, actor.projectId));
   const changed = await store.updateCustomer(tx, actor.projectId, row.id, {
     ...store.customerColumns(fields),
     updated_at: deps.clock.now().toISOString(),
@@ -108,19 +109,14 @@ export async function applyCustomerUpdate(
  * request committed a moment ago), answers that one with `created: false`. The unique index settles the
  * race; the insert skips on conflict instead of failing, so the caller's transaction stays usable.
  */
-async function insertOrFindWinner(
-  tx: Tx,
-  deps: Deps,
-  actor: Actor,
-  sourceId: string | null,
-  fields: CustomerFields,
-): Promise<{ row: CustomerRow; created: boolean }> {
-  await assertMetadata(tx, actor.projectId, 'customer', fields.metadata);
+async function insertOrFindWinner(tx: Tx, deps: Deps, actor: Actor, sourceId: string | null, fields: CustomerFields): Promise<ResolvedCustomer> {
+  // Through the definitions cache: a transaction that writes many customers (a CSV import's slice) reads
+  // the schema once, not once per customer.
+  await assertMetadata(tx, actor.projectId, 'customer', fields.metadata, await definitions(tx, actor.projectId));
   // A winner that is deleted between our conflict and our read frees the source_id again; try anew.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const id = deps.ids.next('cust');
-    const inserted = await store.insertCustomerIfAbsent(tx, {
-      id,
+    const row = await store.insertCustomerIfAbsent(tx, {
+      id: deps.ids.next('cust'),
       project_id: actor.projectId,
       source_id: sourceId,
       ...store.customerColumns(fields),
@@ -130,12 +126,13 @@ async function insertOrFindWinner(
       updated_at: null,
       deleted_at: null,
     });
-    if (inserted) {
-      const row = await reread(tx, actor.projectId, id);
-      const customer = await store.renderCustomer(tx, actor.projectId, row);
+    if (row) {
+      // An id made a moment ago is held by no voucher and named by no referral yet: the new customer's
+      // object is exactly its row with empty holdings, and rendering it needs no query.
+      const customer = store.toCustomerObject(row);
       await appendEvents(tx, [customerEvent(deps, actor, 'customer.created', customer)]);
       await refreshCustomerSegments(tx, deps, actor, customer);
-      return { row, created: true };
+      return { row, created: true, customer };
     }
     if (sourceId === null) break;
     const winner = await store.findLiveCustomerBySourceId(tx, actor.projectId, sourceId);
@@ -143,6 +140,9 @@ async function insertOrFindWinner(
   }
   throw new Error(`could not create or find customer with source_id ${String(sourceId)}`);
 }
+
+/** A customer found or created; one just created comes rendered already. */
+type ResolvedCustomer = { row: CustomerRow; created: true; customer: CustomerObject } | { row: CustomerRow; created: false };
 
 /** A customer as another use case names it: by id, or by source_id with the data to create it from. */
 export interface CustomerRef extends CustomerFields {
@@ -164,8 +164,8 @@ export async function resolveCustomer(
   ref: CustomerRef,
   options: { createIfMissing: boolean },
 ): Promise<{ customer: CustomerObject; created: boolean }> {
-  const { row, created } = await resolveCustomerRow(tx, deps, actor, ref, options);
-  return { customer: await store.renderCustomer(tx, actor.projectId, row), created };
+  const resolved = await resolveCustomerRow(tx, deps, actor, ref, options);
+  return { customer: resolved.created ? resolved.customer : await store.renderCustomer(tx, actor.projectId, resolved.row), created: resolved.created };
 }
 
 /** As resolveCustomer, answering the stored row (for callers that need no rendered object). */
@@ -176,7 +176,7 @@ export async function resolveCustomerRow(
   ref: CustomerRef,
   /** `lock`: hold the found customer's row until the transaction ends (PostgreSQL). */
   options: { createIfMissing: boolean; lock?: boolean },
-): Promise<{ row: CustomerRow; created: boolean }> {
+): Promise<ResolvedCustomer> {
   if (ref.id) {
     const row = options.lock ? await store.lockLiveCustomer(tx, actor.projectId, { id: ref.id }) : await store.findLiveCustomerById(tx, actor.projectId, ref.id);
     if (!row) throw errors.notFound('customer', ref.id);
@@ -224,8 +224,8 @@ export async function upsertCustomerIn(tx: Tx, deps: Deps, actor: Actor, input: 
     const existing = await store.findLiveCustomerBySourceId(tx, actor.projectId, sourceId);
     if (existing) return applyCustomerUpdate(tx, deps, actor, existing, fields);
   }
-  const { row, created } = await insertOrFindWinner(tx, deps, actor, sourceId, fields);
-  return created ? store.renderCustomer(tx, actor.projectId, row) : applyCustomerUpdate(tx, deps, actor, row, fields);
+  const resolved = await insertOrFindWinner(tx, deps, actor, sourceId, fields);
+  return resolved.created ? resolved.customer : applyCustomerUpdate(tx, deps, actor, resolved.row, fields);
 }
 
 /**
@@ -241,9 +241,9 @@ export async function createCustomerFromClientSide(deps: Deps, actor: Actor, inp
     if (!project?.client_create_customer_enabled) {
       throw errors.forbidden('Client-side customer creation is turned off for this project (client_create_customer_enabled)');
     }
-    const { row, created } = await insertOrFindWinner(tx, deps, actor, sourceId, fields);
-    if (!created) throw errors.duplicate('customer', 'source_id', sourceId ?? '');
-    return store.renderCustomer(tx, actor.projectId, row);
+    const resolved = await insertOrFindWinner(tx, deps, actor, sourceId, fields);
+    if (!resolved.created) throw errors.duplicate('customer', 'source_id', sourceId ?? '');
+    return resolved.customer;
   });
 }
 
