@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { InsertQueryNode, type KyselyPlugin } from 'kysely';
+import { InsertQueryNode, SelectQueryNode, TableNode, type KyselyPlugin } from 'kysely';
 import { runCsvImport } from '../../src/services/csv-imports/run-import.ts';
 import { CsvUpload, purgeAbandonedUploads } from '../../src/services/csv-imports/upload.ts';
 import type { CsvImportKind, CsvImportPayload } from '../../src/services/csv-imports/importers.ts';
@@ -517,6 +517,53 @@ describe('CSV imports', () => {
     assert.equal(res.status, 202);
     await runJobs();
     assert.equal((await t.request('GET', '/v1/customers/idem-1')).status, 200);
+  });
+
+  test('imported customers enter the auto-update segments they match; a slice reads the segments once', async () => {
+    const created = await t.request('POST', '/v1/segments', {
+      json: { name: 'CSV Gdansk', type: 'auto-update', filter: { junction: 'AND', 'address.city': { conditions: { $in: ['Gdansk'] } } } },
+    });
+    assert.equal(created.status, 200, created.text);
+    const segmentId = created.body.id as string;
+    const lines = ['Source_id,Address_City'];
+    for (let i = 1; i <= 40; i++) lines.push(`seg-${i},${i % 4 === 0 ? 'Gdansk' : 'Warsaw'}`);
+    const res = await multipart('/v1/customers/importCSV', form(lines.join('\n')));
+    assert.equal(res.status, 202);
+    const id = ((await res.json()) as Json).async_action_id as string;
+
+    // The job runs here, through a database handle that counts the reads of segments and the slices.
+    let segmentReads = 0;
+    let slices = 0;
+    const counting: KyselyPlugin = {
+      transformQuery({ node }) {
+        if (SelectQueryNode.is(node) && node.from?.froms.some((from) => TableNode.is(from) && from.table.identifier.name === 'segments')) segmentReads++;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    const deps = { ...t.deps, db: t.deps.db.withPlugin(counting) };
+    const now = t.clock.now();
+    const leaseUntil = new Date(now.getTime() + 60_000).toISOString();
+    const claimed = await inTransaction(t.deps, (tx) => claimNextJob(tx, t.deps.dialect, 'w-count', now.toISOString(), leaseUntil, ['CUSTOMERS.IMPORT_CSV']));
+    assert.equal(claimed?.id, id);
+    const job = toJob<CsvImportPayload>(claimed);
+    const result = await runCsvImport(deps, { ...job, kind: job.kind as CsvImportKind }, async (tx, progress, percent) => {
+      slices++;
+      await checkpointJob(tx, { id, workerId: 'w-count', result: progress, progress: percent, leaseUntil, at: now.toISOString() });
+    });
+    assert.deepEqual([result.done_count, result.failed_count], [40, 0]);
+    assert.ok(slices >= 1 && segmentReads === slices, `${segmentReads} reads of segments in ${slices} slices`);
+
+    const members = await t.db.db.selectFrom('segment_members').innerJoin('customers', 'customers.id', 'segment_members.customer_id').select('customers.source_id').where('segment_members.segment_id', '=', segmentId).execute();
+    assert.deepEqual(members.map((m) => m.source_id).sort(), Array.from({ length: 10 }, (_, i) => `seg-${4 * (i + 1)}`).sort());
+    const entered = await t.db.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('project_id', '=', t.projectId)
+      .where('type', '=', 'customer.segment.entered')
+      .where('entity_id', '=', segmentId)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(entered.n), 10);
   });
 
   test('a job interrupted between slices resumes after the last committed slice: every row applied exactly once', async () => {

@@ -10,6 +10,7 @@ import { findLiveProductBySourceId, findLiveSkuBySourceId } from '../../store/pr
 import { upsertProductIn, upsertSkuIn } from '../catalog/products.ts';
 import type { Actor, Deps } from '../context.ts';
 import { upsertCustomerIn } from '../customers/customers.ts';
+import { holdSegmentDefinitions } from '../segments/membership.ts';
 import { createVoucherIn } from '../vouchers/vouchers.ts';
 import { booleanCell, dateTimeCell, jsonCell, listCell, numberCell, RowProblem } from './cells.ts';
 
@@ -62,6 +63,8 @@ export interface Importer {
   metadataObject: 'customer' | 'product' | 'sku' | 'voucher';
   /** What names the row's object in the list of rejected rows (source_id or code). */
   reference(cells: RowCells): string | null;
+  /** Prepares a slice's transaction, before the savepoints of its rows. */
+  beginSlice?(tx: Tx, projectId: string): Promise<void>;
   /** Holds the row to the JSON operation's schema and applies it in `tx`; throws RowProblem or DomainError. */
   apply(tx: Tx, deps: Deps, actor: Actor, cells: RowCells, metadata: Record<string, unknown> | undefined, payload: CsvImportPayload): Promise<void>;
 }
@@ -130,6 +133,8 @@ const customers: Importer = {
   required: [],
   metadataObject: 'customer',
   reference: (cells) => cell(cells, 'source_id') ?? cell(cells, 'id') ?? null,
+  // Each customer written is evaluated against the auto-update segments: locked and read once a slice.
+  beginSlice: holdSegmentDefinitions,
   async apply(tx, deps, actor, cells, metadata) {
     const address = present(Object.entries(ADDRESS_COLUMNS).map(([column, member]) => [member, cell(cells, column)]));
     const input = customerBody(

@@ -143,6 +143,7 @@ export async function runCsvImport(
     const next = await inTransaction(deps, async (tx) => {
       const slice = new Slice(SLICE_ROWS, transactionSliceMs(deps.dialect));
       const failures: Array<Insertable<CsvImportFailuresTable>> = [];
+      await importer.beginSlice?.(tx, job.projectId);
       let at = start;
       for (const row of rows) {
         const outcome = await importRow(tx, deps, actor, importer, plan, typing, row, payload);

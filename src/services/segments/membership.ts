@@ -53,13 +53,34 @@ async function announceEntries(tx: Tx, deps: Deps, actor: Actor, customers: read
   }
 }
 
+/** The project's auto-update segments, read under the shared lock (see store.lockSegmentDefinitions). */
+async function lockedAutoUpdateSegments(tx: Tx, projectId: string): Promise<SegmentRow[]> {
+  await store.lockSegmentDefinitions(tx, projectId, 'shared');
+  return store.autoUpdateSegments(tx, projectId);
+}
+
+/** Auto-update segments a transaction holds (holdSegmentDefinitions), per project. */
+const heldSegments = new WeakMap<Tx, Map<string, SegmentRow[]>>();
+
+/**
+ * For a transaction that writes many customers (a CSV import's slice): takes the shared segment lock for
+ * the rest of `tx` and keeps the project's auto-update segments, so that each customer write evaluates
+ * against them without locking and reading them again. No other transaction can change them while the
+ * lock is held. Call it before any savepoint: rolling back to a savepoint releases the locks taken after it.
+ */
+export async function holdSegmentDefinitions(tx: Tx, projectId: string): Promise<void> {
+  const segments = await lockedAutoUpdateSegments(tx, projectId);
+  const held = heldSegments.get(tx) ?? new Map<string, SegmentRow[]>();
+  held.set(projectId, segments);
+  heldSegments.set(tx, held);
+}
+
 /**
  * After a customer was created or updated, inside that transaction: enters it into the auto-update
  * segments whose filter it now matches and removes it from those it no longer matches.
  */
 export async function refreshCustomerSegments(tx: Tx, deps: Deps, actor: Actor, customer: CustomerObject): Promise<void> {
-  await store.lockSegmentDefinitions(tx, actor.projectId, 'shared');
-  const segments = await store.autoUpdateSegments(tx, actor.projectId);
+  const segments = heldSegments.get(tx)?.get(actor.projectId) ?? (await lockedAutoUpdateSegments(tx, actor.projectId));
   if (segments.length === 0) return;
   const matching = await store.segmentsMatchingCustomer(
     tx,
