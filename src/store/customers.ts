@@ -332,20 +332,21 @@ export async function findDeletedCustomerById(db: Executor, projectId: string, i
     .executeTakeFirst();
 }
 
-export async function updateCustomer(db: Executor, projectId: string, id: string, patch: Updateable<CustomersTable>): Promise<boolean> {
-  const result = await db
+/** Changes a live customer; answers the row as changed, or undefined when it was gone (a concurrent delete won). */
+export async function updateCustomer(db: Executor, projectId: string, id: string, patch: Updateable<CustomersTable>): Promise<CustomerRow | undefined> {
+  return db
     .updateTable('customers')
     .set(patch)
     .where('id', '=', id)
     .where('project_id', '=', projectId)
     .where('deleted_at', 'is', null)
+    .returningAll()
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Hides a live customer; false when it was already gone (a concurrent delete won). */
 export async function markCustomerDeleted(db: Executor, projectId: string, id: string, at: string): Promise<boolean> {
-  return updateCustomer(db, projectId, id, { deleted_at: at });
+  return (await updateCustomer(db, projectId, id, { deleted_at: at })) !== undefined;
 }
 
 /** Removes the row itself, live or hidden. */

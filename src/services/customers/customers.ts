@@ -69,13 +69,6 @@ function fieldsOf(input: CustomerFields & { id?: unknown; source_id?: unknown })
   return fields;
 }
 
-async function reread(tx: Tx, projectId: string, id: string): Promise<CustomerRow> {
-  const row = await store.findLiveCustomerById(tx, projectId, id);
-  // Only reachable if the row vanished inside the transaction that just wrote it.
-  if (!row) throw new Error(`customer ${id} vanished inside its own transaction`);
-  return row;
-}
-
 /**
  * Writes `fields` to a live customer, records `customer.updated` and updates its segment memberships, in
  * the caller's transaction. `merged` says the metadata in `fields` is the stored metadata with these
@@ -90,12 +83,12 @@ export async function applyCustomerUpdate(
   merged?: { metadata: Record<string, unknown> },
 ): Promise<CustomerObject> {
   if (fields.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'customer', fields.metadata, await definitions(tx, actor.projectId));
-  const changed = await store.updateCustomer(tx, actor.projectId, row.id, {
+  const updated = await store.updateCustomer(tx, actor.projectId, row.id, {
     ...store.customerColumns(fields),
     updated_at: deps.clock.now().toISOString(),
   });
-  if (!changed) throw errors.notFound('customer', row.id);
-  const customer = await store.renderCustomer(tx, actor.projectId, await reread(tx, actor.projectId, row.id));
+  if (!updated) throw errors.notFound('customer', row.id);
+  const customer = await store.renderCustomer(tx, actor.projectId, updated);
   const record: CustomerChangeRecord = merged
     ? { customer_id: row.id, changes: { ...fields, metadata: merged.metadata }, metadata_merged: true }
     : { customer_id: row.id, changes: fields };
