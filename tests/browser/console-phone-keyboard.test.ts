@@ -140,6 +140,22 @@ describe('console at phone width and with the keyboard', { skip: BROWSER_MISSING
         await screenshot(page, `phone-${link.toLowerCase()}`, { fullPage: false });
       }
 
+      // A list's rows stack on a phone: every cell of a redemption is on screen, after its column's heading.
+      await menu.click();
+      await waitUntil(() => onScreen(sections), 'the menu opens');
+      await sections.getByRole('link', { name: 'Redemptions' }).click();
+      await page.locator('[data-testid^="redemption-row-"]').first().waitFor();
+      const cells = (await page.evaluate(
+        `[...document.querySelector('[data-testid^="redemption-row-"]').querySelectorAll('td')].map((td) => {
+          const box = td.getBoundingClientRect();
+          return { heading: getComputedStyle(td, '::before').content, left: box.left, right: box.right, text: td.textContent };
+        })`,
+      )) as Array<{ heading: string; left: number; right: number; text: string }>;
+      assert.deepEqual(cells.map((c) => c.heading), ['"Date"', '"Code"', '"Customer"', '"Order"', '"Status"']);
+      for (const cell of cells) assert.ok(cell.left >= 0 && cell.right <= PHONE.width, `${cell.heading} ${cell.text} is on screen (${cell.left}–${cell.right} px)`);
+      assert.ok(cells.some((c) => c.text === 'kb-alice'), 'the customer is shown');
+      await screenshot(page, 'phone-redemptions-stacked', { fullPage: false });
+
       await menu.click();
       await waitUntil(() => onScreen(sections), 'the menu opens');
       await sections.getByRole('link', { name: 'Loyalty' }).click();

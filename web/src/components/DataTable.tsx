@@ -1,22 +1,57 @@
 import { Table } from '@mantine/core';
+import { useId } from 'react';
+
+/** Mantine's `xs` breakpoint: phones held upright. */
+const PHONE = '(max-width: 36em)';
+
+/** A CSS string literal of `text` (headings are plain words; quotes and backslashes are escaped anyway). */
+const cssString = (text: string) => `"${text.replace(/[\\"]/g, (c) => `\\${c}`).replace(/\n/g, ' ')}"`;
 
 /**
- * A list's table: column headings and the rows given; at narrower widths than `minWidth` it scrolls
- * sideways inside its card, so the page itself never does (phone widths).
+ * At phone widths every row becomes a card of its own: one line per cell with its column's heading in
+ * front, so a row reads whole without scrolling sideways. The headings come from one rule per column
+ * (`nth-child`), so pages go on writing plain rows and cells. The scope is a class of this table alone.
+ */
+function phoneRules(scope: string, columns: readonly string[]): string {
+  const s = `.${scope}`;
+  // A column without a heading (a row's actions) keeps its content at the right.
+  const headings = columns
+    .map((column, i) => `${s} td:nth-child(${i + 1})${column ? `::before{content:${cssString(column)}}` : '{justify-content:flex-end}'}`)
+    .join('');
+  return (
+    `@media ${PHONE}{` +
+    `${s}{--table-min-width:0px !important}` +
+    `${s} thead{display:none}` +
+    `${s} tbody tr{display:block;padding:var(--mantine-spacing-xs) 0;border-bottom:1px solid var(--table-border-color)}` +
+    `${s} tbody td{display:flex;align-items:center;justify-content:space-between;gap:var(--mantine-spacing-sm);border:0;padding:2px 0;min-height:28px;text-align:right;overflow-wrap:anywhere}` +
+    `${s} tbody td::before{flex:none;color:var(--mantine-color-dimmed);font-size:var(--mantine-font-size-xs);text-align:left}` +
+    `${s} tbody td:empty{display:none}` +
+    headings +
+    `}`
+  );
+}
+
+/**
+ * A list's table: column headings and the rows given. Wider than a phone it scrolls sideways inside its
+ * card below `minWidth`, so the page itself never does; on a phone its rows stack (phoneRules).
  */
 export function DataTable({ columns, minWidth, highlightOnHover = false, children }: { columns: readonly string[]; minWidth: number; highlightOnHover?: boolean; children: React.ReactNode }) {
+  const scope = `data-table-${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`;
   return (
-    <Table.ScrollContainer minWidth={minWidth}>
-      <Table highlightOnHover={highlightOnHover}>
-        <Table.Thead>
-          <Table.Tr>
-            {columns.map((column, i) => (
-              <Table.Th key={i}>{column}</Table.Th>
-            ))}
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>{children}</Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <>
+      <style>{phoneRules(scope, columns)}</style>
+      <Table.ScrollContainer minWidth={minWidth} className={scope}>
+        <Table highlightOnHover={highlightOnHover}>
+          <Table.Thead>
+            <Table.Tr>
+              {columns.map((column, i) => (
+                <Table.Th key={i}>{column}</Table.Th>
+              ))}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>{children}</Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </>
   );
 }
