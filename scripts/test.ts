@@ -4,6 +4,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import pg from 'pg';
 import { runDatabasePrefix } from '../tests/helpers/database.ts';
+import { compileTests } from './lib/compile-tests.ts';
 
 // `npm test`: type check, OpenAPI drift check, then the whole suite on SQLite, and again on PostgreSQL
 // when DATABASE_URL points at one. PUNCHCARD_REQUIRE_POSTGRES=1 (CI) turns a skipped PostgreSQL run into
@@ -34,7 +35,8 @@ const files = requested.length > 0 ? requested : testFiles(join(root, 'tests')).
 // 171 s with two against 124 s with three.
 // The timeout also bounds each file as a whole: a browser file of three console walks took 86 s of tests
 // plus Chromium's start on a loaded machine (load average 8) and crossed 120 s.
-const nodeTestArgs = (list: string[]) => ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', '--test-timeout=240000', ...list];
+// The files run compiled to JavaScript (scripts/lib/compile-tests.ts), without the tsx loader.
+const nodeTestArgs = (list: string[]) => ['--enable-source-maps', '--test', '--test-reporter=spec', '--test-concurrency=3', '--test-timeout=240000', ...list];
 // Files that never open the database under test run once, in the SQLite pass: the pure domain and unit
 // tests, the command-line and process tests that start `punchcard` on a SQLite file of their own, and the
 // pages in a real browser (the console, /docs), which drive the same API every other file tests on both
@@ -55,6 +57,10 @@ async function dropRunDatabases(serverUrl: string, prefix: string): Promise<void
 }
 
 const failures: string[] = [];
+const build = await compileTests(root, files);
+process.on('exit', build.remove);
+const compiledOf = new Map(files.map((file, i) => [file, build.files[i] as string]));
+const compiledList = (list: string[]) => list.map((file) => compiledOf.get(file) as string);
 if (requested.length === 0) {
   if (!run('type check (tsc --noEmit)', 'npx', ['tsc', '--noEmit'])) failures.push('type check');
   // No import cycles in src/ and no import from a lower layer to a higher one (docs/architecture.md).
@@ -66,7 +72,7 @@ const databaseUrl = process.env.DATABASE_URL ?? '';
 const postgres = databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://');
 // The command-line test of a missing PostgreSQL database runs in this pass too (see DATABASE_INDEPENDENT).
 const sqliteEnv = postgres ? { PUNCHCARD_TEST_DB: 'sqlite', PUNCHCARD_TEST_PG_URL: databaseUrl } : { PUNCHCARD_TEST_DB: 'sqlite' };
-if (!run(`tests on SQLite (${files.length} files)`, process.execPath, nodeTestArgs(files), sqliteEnv)) {
+if (!run(`tests on SQLite (${files.length} files)`, process.execPath, nodeTestArgs(compiledList(files)), sqliteEnv)) {
   failures.push('SQLite suite');
 }
 // The CI-sized reliability suite (scripts/reliability.ts) runs after each database's suite, not beside it.
@@ -77,7 +83,7 @@ if (!reliability('sqlite')) failures.push('SQLite reliability suite');
 if (postgres) {
   // Test databases are not dropped one by one (each drop forces a checkpoint): the run drops its own at the end.
   const testRun = randomBytes(4).toString('hex');
-  const passed = run(`tests on PostgreSQL (${postgresFiles.length} files; ${files.length - postgresFiles.length} that use no database ran once)`, process.execPath, nodeTestArgs(postgresFiles), {
+  const passed = run(`tests on PostgreSQL (${postgresFiles.length} files; ${files.length - postgresFiles.length} that use no database ran once)`, process.execPath, nodeTestArgs(compiledList(postgresFiles)), {
     PUNCHCARD_TEST_DB: 'postgres',
     PUNCHCARD_TEST_PG_URL: databaseUrl,
     PUNCHCARD_TEST_RUN: testRun,
