@@ -195,10 +195,28 @@ export interface TextProblem {
 }
 
 /**
+ * Whether any string or object key in `value` cannot be stored. Every request part of every request is
+ * checked, and almost all are clean: this walk builds no paths (textProblem finds the path once there is
+ * a fault). Recursive: the parsers bound the nesting.
+ */
+function hasTextFault(value: unknown): boolean {
+  if (typeof value === 'string') return textFault(value) !== null;
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (const member of value) if (hasTextFault(member)) return true;
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) if (textFault(key) !== null || hasTextFault(record[key])) return true;
+  return false;
+}
+
+/**
  * The first string or object key anywhere in a parsed request part that cannot be stored, with its
  * path. Walks every level (the parsers bound the nesting) without recursion.
  */
 export function textProblem(value: unknown): TextProblem | null {
+  if (!hasTextFault(value)) return null;
   const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value, path: [] }];
   while (stack.length > 0) {
     const { value: current, path } = stack.pop() as { value: unknown; path: Array<string | number> };
