@@ -5,9 +5,8 @@ import { pathToFileURL } from 'node:url';
 
 // `npm test` runs compiled JavaScript, not TypeScript through the tsx loader. On Node 20 the loader's
 // hooks run in a thread of their own and every import of every module (the app's ~400 and its packages'
-// hundreds) waits on a round trip to it: importing the app cost each test file about 2 s of wall time and
-// 3.6 s of CPU against 1 s and 1.2 s for plain JavaScript, i.e. about half of what a typical API test file
-// costs, and a run starts ~440 test files.
+// hundreds) waits on a round trip to it. One API test file cost 4.4–5.0 s of CPU through the loader and
+// 3.0–3.8 s compiled, and a run starts about 250 test files.
 //
 // Each test file and every TypeScript module it reaches through relative imports is transpiled on its own
 // by esbuild (the compiler tsx itself uses; no bundling, no type check: `tsc --noEmit` does that) into
