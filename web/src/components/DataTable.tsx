@@ -14,17 +14,15 @@ const cssString = (text: string) => `"${text.replace(/[\\"]/g, (c) => `\\${c}`).
  */
 function phoneRules(scope: string, columns: readonly string[]): string {
   const s = `.${scope}`;
-  // A column without a heading (a row's actions) keeps its content at the right.
-  const headings = columns
-    .map((column, i) => `${s} td:nth-child(${i + 1})${column ? `::before{content:${cssString(column)}}` : '{justify-content:flex-end}'}`)
-    .join('');
+  const headings = columns.map((column, i) => (column ? `${s} td:nth-child(${i + 1})::before{content:${cssString(column)}}` : '')).join('');
   return (
     `@media ${PHONE}{` +
     `${s}{--table-min-width:0px !important}` +
     `${s} thead{display:none}` +
     `${s} tbody tr{display:block;padding:var(--mantine-spacing-xs) 0;border-bottom:1px solid var(--table-border-color)}` +
-    `${s} tbody td{display:flex;align-items:center;justify-content:space-between;gap:var(--mantine-spacing-sm);border:0;padding:2px 0;min-height:28px;text-align:right;overflow-wrap:anywhere}` +
-    `${s} tbody td::before{flex:none;color:var(--mantine-color-dimmed);font-size:var(--mantine-font-size-xs);text-align:left}` +
+    // A cell's content stays together at the right, however many parts it has; its heading takes the left.
+    `${s} tbody td{display:flex;align-items:center;justify-content:flex-end;gap:var(--mantine-spacing-xs);border:0;padding:2px 0;min-height:28px;text-align:right;overflow-wrap:anywhere}` +
+    `${s} tbody td::before{flex:none;margin-right:auto;color:var(--mantine-color-dimmed);font-size:var(--mantine-font-size-xs);text-align:left}` +
     `${s} tbody td:empty{display:none}` +
     headings +
     `}`
