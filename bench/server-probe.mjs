@@ -11,7 +11,7 @@
 //   GET /capture         the recorded writes (bench/floor.ts replays them)
 //   POST /profile/start  start V8's CPU profiler in the main thread (bench --profile: measured windows only)
 //   POST /profile/stop   stop it and answer the .cpuprofile
-// Plain JavaScript: it runs before bin/punchcard.js registers the TypeScript loader. Worker threads
+// Plain JavaScript: it runs before bin/punchcard.js loads the compiled sources. Worker threads
 // (the SQLite checkpointer) load it too; only the main thread counts and listens.
 
 import http from 'node:http';
