@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileTests } from './lib/compile-tests.ts';
+import { compileServer, compileTests } from './lib/compile-tests.ts';
 
 // `npm run test:reliability`: the reliability suite (tests/reliability — concurrency attacks, kill -9
 // crash rounds, the malformed-input and tenancy sweeps) on SQLite, then on PostgreSQL when DATABASE_URL
@@ -22,10 +22,10 @@ const files =
         .map((name) => join('tests', 'reliability', name));
 
 // The files run compiled, as in `npm test` (scripts/lib/compile-tests.ts), and so do the `punchcard`
-// processes they start (bin/punchcard.js), compiled once here before the first file starts two at once.
+// processes they start (bin/punchcard.js).
 const build = await compileTests(root, files);
 process.on('exit', build.remove);
-spawnSync(process.execPath, ['bin/punchcard.js', '--help'], { cwd: root, stdio: 'ignore' });
+compileServer(root);
 
 // One file at a time: each starts real server processes, and the attacks need the machine to themselves
 // to make requests overlap rather than queue. The per-test limit turns a hang into a failure.

@@ -4,7 +4,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import pg from 'pg';
 import { runDatabasePrefix } from '../tests/helpers/database.ts';
-import { compileTests } from './lib/compile-tests.ts';
+import { compileServer, compileTests } from './lib/compile-tests.ts';
 
 // `npm test`: type check, OpenAPI drift check, then the whole suite on SQLite, and again on PostgreSQL
 // when DATABASE_URL points at one. PUNCHCARD_REQUIRE_POSTGRES=1 (CI) turns a skipped PostgreSQL run into
@@ -61,9 +61,7 @@ const build = await compileTests(root, files);
 process.on('exit', build.remove);
 const compiledOf = new Map(files.map((file, i) => [file, build.files[i] as string]));
 const compiledList = (list: string[]) => list.map((file) => compiledOf.get(file) as string);
-// Test files start `punchcard` processes, which run src/ compiled into .build/server-* (bin/punchcard.js):
-// compiled once here rather than by the first processes of several files starting at once.
-spawnSync(process.execPath, ['bin/punchcard.js', '--help'], { cwd: root, stdio: 'ignore' });
+compileServer(root);
 if (requested.length === 0) {
   if (!run('type check (tsc --noEmit)', 'npx', ['tsc', '--noEmit'])) failures.push('type check');
   // No import cycles in src/ and no import from a lower layer to a higher one (docs/architecture.md).

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { transpileModules } from './transpile.ts';
@@ -18,6 +19,14 @@ export async function compileTests(root: string, entries: readonly string[]): Pr
   const out = join(root, BUILD_ROOT, `tests-${process.pid}-${Date.now().toString(36)}`);
   const files = await transpileModules(root, out, entries);
   return { files, remove: () => rmSync(out, { recursive: true, force: true }) };
+}
+
+/**
+ * Compiles the server before test files start `punchcard` processes, several at once (bin/punchcard.js
+ * compiles src/ on the first run after a change; `--help` starts nothing else).
+ */
+export function compileServer(root: string): void {
+  spawnSync(process.execPath, [join(root, 'bin', 'punchcard.js'), '--help'], { cwd: root, stdio: 'ignore' });
 }
 
 /** Builds left by runs that were killed (a finished run removes its own) once they are an hour old. */
