@@ -4,7 +4,7 @@ import { queryInstant } from '../../domain/time/query-instant.ts';
 import { findAsyncActionJob, listAsyncActionJobs, type JobRow } from '../../store/jobs.ts';
 import { fromJson } from '../../store/json.ts';
 import type { Actor, Deps } from '../context.ts';
-import { isCsvImportKind } from '../csv-imports/importers.ts';
+import { isCsvImportKind } from '../csv-imports/kinds.ts';
 import { csvImportResult } from '../csv-imports/run-import.ts';
 
 // Jobs as the API shows them: async actions (platform reference 8). A job's kind is the action type.

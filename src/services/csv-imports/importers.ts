@@ -5,7 +5,6 @@ import { CustomerBody, type CustomerInput } from '../../api/customers.ts';
 import { CreateProductBody, CreateSkuBody, type CreateProductInput, type CreateSkuInput } from '../../api/products.ts';
 import { CreateVoucherBody, type CreateVoucherInput } from '../../api/vouchers.ts';
 import type { Tx } from '../../store/db.ts';
-import type { EventSource } from '../../store/events.ts';
 import { findLiveProductBySourceId, findLiveSkuBySourceId } from '../../store/products.ts';
 import { upsertProductIn, upsertSkuIn } from '../catalog/products.ts';
 import type { Actor, Deps } from '../context.ts';
@@ -13,6 +12,7 @@ import { upsertCustomerIn } from '../customers/customers.ts';
 import { holdSegmentDefinitions } from '../segments/membership.ts';
 import { createVoucherIn } from '../vouchers/vouchers.ts';
 import { booleanCell, dateTimeCell, jsonCell, listCell, numberCell, RowProblem } from './cells.ts';
+import { CAMPAIGN_VOUCHERS_IMPORT_CSV, CUSTOMERS_IMPORT_CSV, PRODUCTS_IMPORT_CSV, SKUS_IMPORT_CSV, VOUCHERS_IMPORT_CSV, type CsvImportKind, type CsvImportPayload } from './kinds.ts';
 
 // What each importCSV operation makes of a file: the vendor's column names, the columns a file must have,
 // and how one row becomes the JSON body of the operation that creates the same object through the API
@@ -20,30 +20,6 @@ import { booleanCell, dateTimeCell, jsonCell, listCell, numberCell, RowProblem }
 // body is held to that operation's schema and goes through the same service, so a row is accepted or
 // refused exactly as the JSON request would be. Columns that are not standard ones become metadata, as
 // the vendor maps them.
-
-export const PRODUCTS_IMPORT_CSV = 'PRODUCTS.IMPORT_CSV';
-export const SKUS_IMPORT_CSV = 'SKUS.IMPORT_CSV';
-export const CUSTOMERS_IMPORT_CSV = 'CUSTOMERS.IMPORT_CSV';
-export const VOUCHERS_IMPORT_CSV = 'VOUCHERS.IMPORT_CSV';
-export const CAMPAIGN_VOUCHERS_IMPORT_CSV = 'CAMPAIGN.VOUCHERS_IMPORT_CSV';
-
-export const CSV_IMPORT_KINDS = [PRODUCTS_IMPORT_CSV, SKUS_IMPORT_CSV, CUSTOMERS_IMPORT_CSV, VOUCHERS_IMPORT_CSV, CAMPAIGN_VOUCHERS_IMPORT_CSV] as const;
-export type CsvImportKind = (typeof CSV_IMPORT_KINDS)[number];
-
-export function isCsvImportKind(kind: string): kind is CsvImportKind {
-  return (CSV_IMPORT_KINDS as readonly string[]).includes(kind);
-}
-
-/** What the import job needs besides the staged rows. */
-export interface CsvImportPayload {
-  /** The file's first line, as written. */
-  header: string[];
-  /** Data rows staged by the upload. */
-  rows: number;
-  source: EventSource;
-  /** The campaign a CAMPAIGN.VOUCHERS_IMPORT_CSV adds to. */
-  campaign_id: string | null;
-}
 
 /** A row's non-empty cells: standard columns by their normalized name, metadata columns by key. */
 export interface RowCells {

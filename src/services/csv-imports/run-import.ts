@@ -12,18 +12,8 @@ import { inSavepoint } from '../../store/savepoints.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
 import { inTransaction, type Actor, type Deps } from '../context.ts';
 import { metadataCell, RowProblem } from './cells.ts';
-import {
-  CAMPAIGN_VOUCHERS_IMPORT_CSV,
-  importerFor,
-  planColumns,
-  rowCells,
-  surplusCells,
-  VOUCHERS_IMPORT_CSV,
-  type ColumnPlan,
-  type CsvImportKind,
-  type CsvImportPayload,
-  type Importer,
-} from './importers.ts';
+import { importerFor, planColumns, rowCells, surplusCells, type ColumnPlan, type Importer } from './importers.ts';
+import { CAMPAIGN_VOUCHERS_IMPORT_CSV, VOUCHERS_IMPORT_CSV, type CsvImportKind, type CsvImportPayload } from './kinds.ts';
 
 // The import job: the staged rows of one upload, applied in slices (src/lib/slices.ts). A slice is one
 // transaction that applies up to SLICE_ROWS rows, each in its own savepoint, records the rows it rejected,

@@ -3,12 +3,13 @@ import { pipeline } from 'node:stream/promises';
 import { CsvError, parse, type Info } from 'csv-parse';
 import { domainError, errors } from '../../domain/errors.ts';
 import type { Insertable } from 'kysely';
-import { beginUpload, discardUpload, endUpload, stageRows, abandonedUploads } from '../../store/csv-imports.ts';
+import { beginUpload, discardUpload, endUpload, stageRows } from '../../store/csv-imports.ts';
 import { enqueueJob } from '../../store/jobs.ts';
 import type { CsvImportRowsTable } from '../../store/schema.ts';
 import { inTransaction, type Actor, type Deps } from '../context.ts';
 import { codeBearingCampaign } from '../vouchers/vouchers.ts';
-import { CAMPAIGN_VOUCHERS_IMPORT_CSV, importerFor, planColumns, type CsvImportKind, type CsvImportPayload } from './importers.ts';
+import { importerFor, planColumns } from './importers.ts';
+import { CAMPAIGN_VOUCHERS_IMPORT_CSV, type CsvImportKind, type CsvImportPayload } from './kinds.ts';
 
 // Receiving a CSV import. The file is parsed (csv-parse) while it arrives and its records are written to
 // the staging table in batches, so the request holds one batch at a time, never the file; the parser's
@@ -22,8 +23,6 @@ const STAGE_BATCH_ROWS = 500;
 const STAGE_BATCH_CHARS = 1024 * 1024;
 /** Longest record (characters); a longer one refuses the file rather than filling the memory. */
 export const MAX_RECORD_CHARS = 1024 * 1024;
-/** A mark older than this belongs to an upload whose process died; it is purged with its rows. */
-export const ABANDONED_UPLOAD_MS = 24 * 3600_000;
 
 interface ParsedRecord {
   record: string[];
@@ -149,17 +148,5 @@ export class CsvUpload {
   async discard(): Promise<void> {
     if (!this.#begun || this.#enqueued) return;
     await discardUpload(this.#deps.db, this.#actor.projectId, this.#id);
-  }
-}
-
-/** Deletes uploads whose process died while receiving them, with their staged rows (worker housekeeping). */
-export async function purgeAbandonedUploads(deps: Deps): Promise<number> {
-  const before = new Date(deps.clock.now().getTime() - ABANDONED_UPLOAD_MS).toISOString();
-  let purged = 0;
-  for (;;) {
-    const uploads = await abandonedUploads(deps.db, before, 100);
-    for (const upload of uploads) await inTransaction(deps, (tx) => discardUpload(tx, upload.project_id, upload.id));
-    purged += uploads.length;
-    if (uploads.length < 100) return purged;
   }
 }

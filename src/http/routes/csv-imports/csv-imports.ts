@@ -11,7 +11,7 @@ import {
   SKUS_IMPORT_CSV,
   VOUCHERS_IMPORT_CSV,
   type CsvImportKind,
-} from '../../../services/csv-imports/importers.ts';
+} from '../../../services/csv-imports/kinds.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { AsyncActionCreated } from '../../../api/bulk.ts';
 import { errorResponses } from '../../../api/common.ts';
