@@ -5,7 +5,8 @@ import type { JobContext, Worker } from './worker.ts';
 
 // CSV imports (src/services/csv-imports): one job per uploaded file, and the purge of uploads whose
 // process died while receiving them. The import itself is loaded when a job first runs: its row checks
-// are the API's body schemas compiled (src/services/csv-imports/kinds.ts says how much), memory a worker that imports nothing need not hold.
+// are the API's body schemas, compiled, and a worker that imports nothing need not hold them
+// (src/services/csv-imports/kinds.ts says how much memory that is).
 
 const PURGE_EVERY_MS = 3600_000;
 
