@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { errors } from '../../domain/errors.ts';
 import { isRole, type Role } from '../../domain/auth/roles.ts';
 import { scopesAllowPath } from '../../domain/auth/scopes.ts';
-import { hashSecret, secretMatches } from '../../lib/secrets.ts';
+import { hashSecret, SecretCheck } from '../../lib/secrets.ts';
 import { TtlCache } from '../../lib/ttl-cache.ts';
 import type { EventSource } from '../../store/events.ts';
 import { fromJson } from '../../store/json.ts';
@@ -15,8 +15,8 @@ import type { WindowLimit } from '../../lib/rate-limiter.ts';
 import type { Deps } from '../context.ts';
 import { csrfTokenOf } from '../users/sessions.ts';
 
-// Resolves request credentials to a principal. Lookups are cached briefly so a request costs one HMAC
-// and no query; a change made by this process (revocation, project deletion) evicts the cache at once,
+// Resolves request credentials to a principal. Lookups are cached briefly so a request costs at most one
+// HMAC and no query; a change made by this process (revocation, project deletion) evicts the cache at once,
 // other processes notice within the TTL.
 
 export type Principal =
@@ -45,7 +45,7 @@ export function eventSourceOf(principal: Principal): EventSource {
 interface CachedKey {
   projectId: string;
   kind: 'server' | 'client';
-  secretHash: string;
+  secret: SecretCheck;
   name: string;
 }
 
@@ -93,7 +93,7 @@ export class Authenticator {
   readonly #keys = new TtlCache<string, CachedKey | null>(CREDENTIAL_TTL_MS, 10_000);
   readonly #tokens = new TtlCache<string, CachedToken | null>(CREDENTIAL_TTL_MS, 50_000);
   readonly #projects = new TtlCache<string, ProjectPolicy | null>(CREDENTIAL_TTL_MS, 10_000);
-  readonly #management = new TtlCache<string, { secretHash: string; name: string } | null>(CREDENTIAL_TTL_MS, 100);
+  readonly #management = new TtlCache<string, { secret: SecretCheck; name: string } | null>(CREDENTIAL_TTL_MS, 100);
   readonly #sessions = new TtlCache<string, CachedSession>(CREDENTIAL_TTL_MS, 10_000);
 
   constructor(deps: Deps) {
@@ -104,7 +104,7 @@ export class Authenticator {
     const cached = this.#keys.get(appId);
     if (cached !== undefined) return cached;
     const row = await findLiveApiKey(this.#deps.db, appId);
-    const value = row ? { projectId: row.project_id, kind: row.kind, secretHash: row.secret_hash, name: row.name } : null;
+    const value = row ? { projectId: row.project_id, kind: row.kind, secret: new SecretCheck(this.#deps.pepper, row.secret_hash), name: row.name } : null;
     // Unknown ids are not cached: random probes must not fill the cache.
     if (value) this.#keys.set(appId, value);
     return value;
@@ -130,7 +130,7 @@ export class Authenticator {
   async server(appId: string | undefined, token: string | undefined): Promise<Principal> {
     if (!appId || !token) throw errors.unauthorized('Provide X-App-Id and X-App-Token, or Authorization: Bearer <token>');
     const key = await this.#appKey(appId);
-    if (!key || key.kind !== 'server' || !secretMatches(this.#deps.pepper, token, key.secretHash)) {
+    if (!key || key.kind !== 'server' || !key.secret.matches(token)) {
       throw errors.unauthorized('Invalid X-App-Id or X-App-Token');
     }
     return { kind: 'server', projectId: key.projectId, appId, keyName: key.name };
@@ -140,7 +140,7 @@ export class Authenticator {
   async client(appId: string | undefined, token: string | undefined, origin: string | undefined): Promise<Principal> {
     if (!appId || !token) throw errors.unauthorized('Provide X-Client-Application-Id and X-Client-Token');
     const key = await this.#appKey(appId);
-    if (!key || key.kind !== 'client' || !secretMatches(this.#deps.pepper, token, key.secretHash)) {
+    if (!key || key.kind !== 'client' || !key.secret.matches(token)) {
       throw errors.unauthorized('Invalid X-Client-Application-Id or X-Client-Token');
     }
     const project = await this.projectPolicy(key.projectId);
@@ -183,10 +183,10 @@ export class Authenticator {
     let key = this.#management.get(keyId);
     if (key === undefined) {
       const row = await findManagementKey(this.#deps.db, keyId);
-      key = row && row.revoked_at === null ? { secretHash: row.secret_hash, name: row.name } : null;
+      key = row && row.revoked_at === null ? { secret: new SecretCheck(this.#deps.pepper, row.secret_hash), name: row.name } : null;
       if (key) this.#management.set(keyId, key);
     }
-    if (!key || !secretMatches(this.#deps.pepper, token, key.secretHash)) {
+    if (!key || !key.secret.matches(token)) {
       throw errors.unauthorized('Invalid X-Management-Id or X-Management-Token');
     }
     return { kind: 'management', keyId, keyName: key.name };
