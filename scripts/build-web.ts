@@ -4,14 +4,13 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join, relative } from 'node:path';
 
 // Builds the console and the customer cockpit (web/) into web/dist, so `npm install && npm start` serve
-// them with no extra command: it runs as the root package's `postinstall`, and as `prestart` with
-// --if-missing (an install made with --ignore-scripts). web/ has its own package.json and lock: its
+// them with no extra command: it runs as the root package's `postinstall`, and `punchcard start` runs it
+// when the pages are missing (an install made with --ignore-scripts; bin/punchcard.js). web/ has its own package.json and lock: its
 // dependencies are installed with `npm ci` there when its lock changed. A build is skipped when nothing
 // it reads changed since the last one (a fingerprint of the inputs is kept in web/dist), so a repeated
 // install or test run costs ~nothing.
 //
-//   tsx scripts/build-web.ts              build when an input changed
-//   tsx scripts/build-web.ts --if-missing build only when web/dist has no page yet
+//   tsx scripts/build-web.ts   build when an input changed
 
 const root = join(import.meta.dirname, '..');
 const web = join(root, 'web');
@@ -60,16 +59,14 @@ function run(command: string, args: string[], cwd: string): void {
   }
 }
 
-export function buildWeb(options: { ifMissing?: boolean } = {}): 'built' | 'fresh' {
-  // Both entries: a build from before the cockpit existed has the console only.
-  if (options.ifMissing && existsSync(join(dist, 'index.html')) && existsSync(join(dist, 'cockpit.html'))) return 'fresh';
+export function buildWeb(): 'built' | 'fresh' {
   const lockHash = hashOf([join(web, 'package-lock.json')]);
   if (read(LOCK_STAMP) !== lockHash) {
     run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], web);
     writeFileSync(LOCK_STAMP, `${lockHash}\n`);
   }
   const fingerprint = hashOf(inputs());
-  if (read(FINGERPRINT) === fingerprint && existsSync(join(dist, 'index.html'))) return 'fresh';
+  if (read(FINGERPRINT) === fingerprint && existsSync(join(dist, 'index.html')) && existsSync(join(dist, 'cockpit.html'))) return 'fresh';
   run(process.execPath, [join(web, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], web);
   writeFileSync(FINGERPRINT, `${fingerprint}\n`);
   return 'built';
@@ -77,6 +74,6 @@ export function buildWeb(options: { ifMissing?: boolean } = {}): 'built' | 'fres
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
   const started = Date.now();
-  const result = buildWeb({ ifMissing: process.argv.includes('--if-missing') });
+  const result = buildWeb();
   process.stdout.write(result === 'built' ? `Console built into web/dist in ${((Date.now() - started) / 1000).toFixed(1)} s\n` : 'Console is up to date (web/dist)\n');
 }
