@@ -5,10 +5,10 @@ import { join, relative } from 'node:path';
 
 // Builds the console and the customer cockpit (web/) into web/dist, so `npm install && npm start` serve
 // them with no extra command: it runs as the root package's `postinstall`, and `punchcard start` runs it
-// when the pages are missing (an install made with --ignore-scripts; bin/punchcard.js). web/ has its own package.json and lock: its
-// dependencies are installed with `npm ci` there when its lock changed. A build is skipped when nothing
-// it reads changed since the last one (a fingerprint of the inputs is kept in web/dist), so a repeated
-// install or test run costs ~nothing.
+// when the pages are missing (an install made with --ignore-scripts; bin/punchcard.js). web/ has its own
+// package.json and lock: its dependencies are installed with `npm ci` there when its lock changed. A
+// build is skipped when nothing it reads changed since the last one (a fingerprint of the inputs is kept
+// in web/dist), so a repeated install or test run costs ~nothing.
 //
 //   tsx scripts/build-web.ts   build when an input changed
 
