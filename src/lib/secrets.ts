@@ -36,7 +36,11 @@ export class SecretCheck {
     const matched = this.#matched;
     if (matched && given.length === matched.length && timingSafeEqual(given, matched)) return true;
     if (!secretMatches(this.#pepper, secret, this.#storedHash)) return false;
-    this.#matched = given;
+    // A copy of its own: `given` is a slice of Node's shared buffer pool, and keeping it would keep the
+    // whole 8 KB slab alive for as long as the key stays cached.
+    const kept = Buffer.alloc(given.length);
+    given.copy(kept);
+    this.#matched = kept;
     return true;
   }
 }
