@@ -1,5 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { cpSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/server-process.ts';
 
@@ -21,11 +23,22 @@ process.on('exit', () => {
   for (const child of started) child.kill('SIGKILL');
 });
 
-/** Runs `command args` in the project folder with Punchcard's environment on a free port. */
-export async function launch(command: string, args: string[], env: Record<string, string>): Promise<Launched> {
+/**
+ * A copy of the parts of the project a test needs, in a new temporary folder, with `links` (installed
+ * dependencies such as node_modules) linked rather than copied. The caller removes the folder.
+ */
+export function copyProject(parts: readonly string[], links: readonly string[] = ['node_modules']): string {
+  const dir = mkdtempSync(join(tmpdir(), 'punchcard-copy-'));
+  for (const part of parts) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
+  for (const link of links) symlinkSync(join(ROOT, link), join(dir, link));
+  return dir;
+}
+
+/** Runs `command args` in the project folder (or `cwd`) with Punchcard's environment on a free port. */
+export async function launch(command: string, args: string[], env: Record<string, string>, cwd = ROOT): Promise<Launched> {
   const port = await freePort();
   const child = spawn(command, args, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', PUBLIC_URL: `http://127.0.0.1:${port}`, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

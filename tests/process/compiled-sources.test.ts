@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ROOT } from '../helpers/launch.ts';
+import { copyProject } from '../helpers/launch.ts';
 
 // bin/punchcard.js runs src/ compiled into .build/server-<stamp>/ (README "Command line"), compiles again
 // when a source changes, and runs the sources through tsx where .build/ cannot be written. Each test works
@@ -16,10 +15,8 @@ after(() => {
 });
 
 function projectCopy(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'punchcard-copy-'));
+  const dir = copyProject(['bin', 'src', 'scripts/build-server.ts', 'scripts/lib/transpile.ts', 'package.json']);
   copies.push(dir);
-  for (const part of ['bin', 'src', 'scripts/build-server.ts', 'scripts/lib/transpile.ts', 'package.json']) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   return dir;
 }
 
