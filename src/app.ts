@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { Config } from './config.ts';
 import type { Clock } from './lib/clock.ts';
 import { newRequestId, type Ids } from './lib/ids.ts';
+import { stringifyAnswer } from './lib/json-text.ts';
 import { loggerOptions } from './lib/logging.ts';
 import type { Tracing } from './lib/tracing-api.ts';
 import { Authenticator } from './services/auth/authenticator.ts';
@@ -70,8 +71,9 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
   // First, so every later hook and the handler run inside the request's span.
   options.tracing?.installRequestSpans(app);
 
-  // Response schemas document the API; they must never drop members, so responses are plain JSON.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // Response schemas document the API; they must never drop members, so responses are plain JSON (stored
+  // JSON shown unchanged is written as it is stored: src/lib/json-text.ts).
+  app.setSerializerCompiler(() => stringifyAnswer);
   if (options.dialect === 'sqlite') installTurns(app);
   installValidators(app);
   installTextGuard(app);

@@ -155,6 +155,23 @@ describe('redemption list', () => {
     assert.match(bad.body.details, /\.filters\.shoe_size/);
   });
 
+  test('records are served as their stored snapshots were written: each answer is the serialisation of its own value', async () => {
+    // The snapshots are written into the answer as stored text (src/lib/json-text.ts); parsing and
+    // serialising any answer again must give the same bytes.
+    const canonical = async (path: string) => {
+      const res = await t.request('GET', path);
+      assert.equal(res.status, 200, path);
+      assert.equal(res.text, JSON.stringify(res.body), path);
+      return res.body as Json;
+    };
+    const all = await canonical('/v1/redemptions?limit=100');
+    assert.equal(all.redemptions.length, 5);
+    assert.ok(all.redemptions.some((r: Json) => r.order !== null && r.customer !== null && r.voucher), 'a record with its snapshots');
+    for (const record of all.redemptions) assert.deepEqual(await canonical(`/v1/redemptions/${record.id}`), record);
+    const history = await canonical('/v1/vouchers/AAA-STANDALONE/redemption');
+    assert.deepEqual(history.redemption_entries.map((r: Json) => r.id), [ids.rr, ids.r3]);
+  });
+
   test("another project's redemptions are invisible and its ids 404", async () => {
     const project = await f.ok('POST', '/management/v1/projects', { name: f.unique('Other'), case_sensitive_codes: true, timezone: 'UTC', currency: 'USD' }, t.managementHeaders());
     const other = t.sdk(project.server_side_key);

@@ -1,6 +1,7 @@
 import { errors } from '../../domain/errors.ts';
 import { ExportFilterError, lowerExportFilter, parseExportFilter } from '../../domain/exports/filters.ts';
 import { queryInstant } from '../../domain/time/query-instant.ts';
+import type { JsonText } from '../../lib/json-text.ts';
 import type { ListRedemptionsInput, VoucherRedemptionsInput } from '../../api/redemptions.ts';
 import { findLiveCustomer } from '../../store/customers.ts';
 import { compileExportFilter } from '../../store/export-sql.ts';
@@ -17,7 +18,7 @@ import { renderRedemptions, type RedemptionRecord } from './records.ts';
 export interface RedemptionList {
   object: 'list';
   data_ref: 'redemptions';
-  redemptions: RedemptionRecord[];
+  redemptions: Array<RedemptionRecord<JsonText>>;
   total: number;
 }
 
@@ -62,11 +63,11 @@ export async function listRedemptions(deps: Deps, actor: Actor, query: ListRedem
 }
 
 /** `GET /v1/redemptions/{id}`: a redemption or rollback record, success or failure. */
-export async function getRedemption(deps: Deps, actor: Actor, id: string): Promise<RedemptionRecord> {
+export async function getRedemption(deps: Deps, actor: Actor, id: string): Promise<RedemptionRecord<JsonText>> {
   const row = await findRedemption(deps.db, actor.projectId, id);
   if (!row) throw errors.notFound('redemption', id);
   const [record] = await renderRedemptions(deps.db, actor.projectId, [row]);
-  return record as RedemptionRecord;
+  return record as RedemptionRecord<JsonText>;
 }
 
 export interface VoucherRedemptions {
@@ -76,7 +77,7 @@ export interface VoucherRedemptions {
   url: string;
   data_ref: 'redemption_entries';
   total: number;
-  redemption_entries: RedemptionRecord[];
+  redemption_entries: Array<RedemptionRecord<JsonText>>;
 }
 
 /** `GET /v1/vouchers/{code}/redemption`: the voucher's redemptions, failures and rollbacks, newest first. */

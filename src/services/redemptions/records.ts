@@ -1,5 +1,6 @@
 import type { CustomerObject } from '../../store/customers.ts';
 import type { Executor, Tx } from '../../store/db.ts';
+import { JsonText } from '../../lib/json-text.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import { countCustomerRedemption, findRedemptionsByIds, insertRedemptions, type RedemptionRow } from '../../store/redemption-records.ts';
 import type { Actor } from '../context.ts';
@@ -37,14 +38,18 @@ export function simpleCustomer(customer: Pick<CustomerObject, 'id' | 'name' | 'e
   return { id: customer.id, name: customer.name, email: customer.email, source_id: customer.source_id, metadata: customer.metadata, object: 'customer' };
 }
 
-/** The record as the API shows it (seed 2.8 plus the vendor's `status` and parent `redemption`). */
-export interface RedemptionRecord {
+/**
+ * The record as the API shows it (seed 2.8 plus the vendor's `status` and parent `redemption`). Rendered
+ * for an answer (`RedemptionRecord<JsonText>`), its JSON members may be their stored text, which the
+ * answer's serialiser writes unchanged (src/lib/json-text.ts).
+ */
+export interface RedemptionRecord<Stored = never> {
   id: string;
   object: 'redemption' | 'redemption_rollback';
   date: string;
   customer_id: string | null;
   tracking_id: string | null;
-  metadata: Record<string, unknown>;
+  metadata: Record<string, unknown> | Stored;
   amount?: number;
   redemption: string | null;
   result: 'SUCCESS' | 'FAILURE';
@@ -54,16 +59,16 @@ export interface RedemptionRecord {
   reason?: string;
   session?: { key: string };
   related_redemptions?: { rollbacks: RollbackRef[]; redemptions: Array<{ id: string; date: string }> };
-  order: OrderObject | null;
-  channel: RedemptionChannel;
-  customer: SimpleCustomer | null;
+  order: OrderObject | null | Stored;
+  channel: RedemptionChannel | Stored;
+  customer: SimpleCustomer | null | Stored;
   related_object_type: string;
   related_object_id: string;
-  voucher?: Record<string, unknown> | null;
-  promotion_tier?: Record<string, unknown>;
-  reward?: Record<string, unknown>;
-  gift?: { amount: number };
-  loyalty_card?: { points: number };
+  voucher?: Record<string, unknown> | null | Stored;
+  promotion_tier?: Record<string, unknown> | Stored;
+  reward?: Record<string, unknown> | Stored;
+  gift?: { amount: number } | Stored;
+  loyalty_card?: { points: number } | Stored;
 }
 
 /** A rollback of a record, as `related_redemptions.rollbacks` lists it. */
@@ -73,25 +78,22 @@ export interface RollbackRef {
   rollback_order_mode: 'WITH_ORDER' | 'WITHOUT_ORDER';
 }
 
-/**
- * A stored record as the API shows it. `rollbacks` are the rollback records that undid it (the caller
- * loads them in one query for a page of records, see `renderRedemptions`).
- */
-export function renderRedemption(row: RedemptionRow, rollbacks: readonly RollbackRef[] = []): RedemptionRecord {
-  return renderRecord(row, documentsOfRow(row), rollbacks);
+/** A stored record as objects, without the rollbacks that undid it (answers use renderRedemptions). */
+export function renderRedemption(row: RedemptionRow): RedemptionRecord {
+  return renderRecord(row, documentsOfRow(row), []);
 }
 
-/** The JSON columns of a record, as objects. */
-interface RecordDocuments {
-  metadata: Record<string, unknown>;
-  order: OrderObject | null;
-  channel: RedemptionChannel;
-  customer: SimpleCustomer | null;
-  voucher: Record<string, unknown> | null;
-  tier: Record<string, unknown> | null;
-  reward: Record<string, unknown> | null;
-  gift: { amount: number } | null;
-  loyaltyCard: { points: number } | null;
+/** The JSON columns of a record, as objects (or, `Stored = JsonText`, as their stored text). */
+interface RecordDocuments<Stored = never> {
+  metadata: Record<string, unknown> | Stored;
+  order: OrderObject | null | Stored;
+  channel: RedemptionChannel | Stored;
+  customer: SimpleCustomer | null | Stored;
+  voucher: Record<string, unknown> | null | Stored;
+  tier: Record<string, unknown> | null | Stored;
+  reward: Record<string, unknown> | null | Stored;
+  gift: { amount: number } | null | Stored;
+  loyaltyCard: { points: number } | null | Stored;
 }
 
 function documentsOfRow(row: RedemptionRow): RecordDocuments {
@@ -106,6 +108,31 @@ function documentsOfRow(row: RedemptionRow): RecordDocuments {
     gift: fromJson(row.gift, null),
     loyaltyCard: fromJson(row.loyalty_card, null),
   };
+}
+
+/**
+ * The JSON columns of a record as their stored text, for an answer that shows them unchanged. A column
+ * that documentsOfRow would read as null or as its fallback is that here too, so renderRecord leaves out
+ * the same members.
+ */
+function storedDocumentsOfRow(row: RedemptionRow): RecordDocuments<JsonText> {
+  return {
+    metadata: storedJson(row.metadata, {}),
+    order: storedJson(row.order_snapshot, null),
+    channel: storedJson(row.channel, { channel_id: null, channel_type: 'API' }),
+    customer: storedJson(row.customer_snapshot, null),
+    voucher: storedJson(row.voucher_snapshot, null),
+    tier: storedJson(row.promotion_tier_snapshot, null),
+    reward: storedJson(row.reward_snapshot, null),
+    gift: storedJson(row.gift, null),
+    loyaltyCard: storedJson(row.loyalty_card, null),
+  };
+}
+
+/** As fromJson reads the column (typed as loosely), but a value other than null stays the stored text. */
+function storedJson<T>(text: string | null | undefined, fallback: T): T | JsonText {
+  if (text === null || text === undefined || text === '') return fallback;
+  return text === 'null' ? (null as T) : new JsonText(text);
 }
 
 /** The objects a new record's columns are written from: the answer needs no parse of what was just serialised. */
@@ -123,7 +150,7 @@ function documentsOfRecord(record: RecordInput): RecordDocuments {
   };
 }
 
-function renderRecord(row: RedemptionRow, documents: RecordDocuments, rollbacks: readonly RollbackRef[]): RedemptionRecord {
+function renderRecord<Stored = never>(row: RedemptionRow, documents: RecordDocuments<Stored>, rollbacks: readonly RollbackRef[]): RedemptionRecord<Stored> {
   const { reward, tier, gift, loyaltyCard } = documents;
   const rollbackOf = row.object === 'redemption_rollback' ? row.rollback_of : null;
   return {
@@ -157,14 +184,17 @@ function renderRecord(row: RedemptionRow, documents: RecordDocuments, rollbacks:
   };
 }
 
-/** Records of a page, with the rollbacks that undid them looked up in one query. */
-export async function renderRedemptions(db: Executor, projectId: string, rows: readonly RedemptionRow[]): Promise<RedemptionRecord[]> {
+/**
+ * Records of a page as an answer shows them, with the rollbacks that undid them looked up in one query;
+ * their JSON members stay the stored text (see RedemptionRecord).
+ */
+export async function renderRedemptions(db: Executor, projectId: string, rows: readonly RedemptionRow[]): Promise<Array<RedemptionRecord<JsonText>>> {
   const rolledBack = rows.filter((r) => r.rolled_back_by !== null).map((r) => r.rolled_back_by as string);
   const rollbacks = await findRedemptionsByIds(db, projectId, rolledBack);
   return rows.map((row) => {
     const rollback = row.rolled_back_by ? rollbacks.get(row.rolled_back_by) : undefined;
     const mode = rollback ? fromJson<{ rollback_order_mode?: RollbackRef['rollback_order_mode'] }>(rollback.effects, {}).rollback_order_mode : undefined;
-    return renderRedemption(row, rollback ? [{ id: rollback.id, date: rollback.created_at, rollback_order_mode: mode ?? 'WITH_ORDER' }] : []);
+    return renderRecord(row, storedDocumentsOfRow(row), rollback ? [{ id: rollback.id, date: rollback.created_at, rollback_order_mode: mode ?? 'WITH_ORDER' }] : []);
   });
 }
 

@@ -2,6 +2,7 @@ import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { getRedemption, listRedemptions, voucherRedemptions } from '../../../services/redemptions/list.ts';
 import { rollbackRedemption, rollbackRequest, rollbackStacked } from '../../../services/redemptions/rollback.ts';
 import { releaseSession } from '../../../services/redemptions/sessions.ts';
+import { served } from '../../../lib/json-text.ts';
 import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
 import { errorResponses, NoContent } from '../../../api/common.ts';
@@ -35,7 +36,7 @@ export function registerRedemptionRecordRoutes(app: TypedApp, { deps }: RouteCon
         response: { 200: RedemptionList, ...errorResponses() },
       },
     },
-    async (request) => listRedemptions(deps, actorOf(request), request.query),
+    async (request) => served(await listRedemptions(deps, actorOf(request), request.query)),
   );
 
   app.get(
@@ -49,7 +50,7 @@ export function registerRedemptionRecordRoutes(app: TypedApp, { deps }: RouteCon
         response: { 200: RedemptionRecordObject, ...errorResponses(404) },
       },
     },
-    async (request) => getRedemption(deps, actorOf(request), request.params.redemptionId),
+    async (request) => served(await getRedemption(deps, actorOf(request), request.params.redemptionId)),
   );
 
   app.get(
@@ -64,7 +65,7 @@ export function registerRedemptionRecordRoutes(app: TypedApp, { deps }: RouteCon
         response: { 200: VoucherRedemptions, ...errorResponses(404) },
       },
     },
-    async (request) => voucherRedemptions(deps, actorOf(request), request.params.code, request.query),
+    async (request) => served(await voucherRedemptions(deps, actorOf(request), request.params.code, request.query)),
   );
 
   app.post(
