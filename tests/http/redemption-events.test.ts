@@ -29,7 +29,15 @@ describe('redemption events, activities and order-paid earning', () => {
     assert.deepEqual(events.map((e) => e.entity_id).sort(), [res.parent_redemption.id, ...res.redemptions.map((r: Json) => r.id)].sort());
     assert.equal(events.filter((e) => e.activity_type === 'customer.redemption.succeeded').length, 2);
     const activities = await t.request('GET', `/v1/customers/${customer.id}/activities?limit=100`);
-    assert.equal(activities.body.data.filter((x: Json) => x.type === 'customer.redemption.succeeded').length, 2);
+    const succeeded = activities.body.data.filter((x: Json) => x.type === 'customer.redemption.succeeded');
+    assert.equal(succeeded.length, 2);
+    // The records' snapshots are written into the answer as stored: the answer is its own serialisation.
+    assert.equal(activities.text, JSON.stringify(activities.body));
+    for (const activity of succeeded) {
+      const record = await t.request('GET', `/v1/redemptions/${activity.data.data.redemption.id}`);
+      assert.deepEqual(activity.data.data.redemption, record.body);
+      assert.deepEqual(activity.data.data.order, record.body.order);
+    }
     const failed = await rejects(t.sdk().redemptions.redeemStackable({ redeemables: [{ object: 'voucher', id: 'NOT-HERE' }], customer: { id: customer.id } } as never));
     const failures = await eventsOf('redemption.failed');
     assert.ok(failures.some((e) => e.entity_id === failed.resource_id && e.activity_type === 'customer.redemption.failed'));

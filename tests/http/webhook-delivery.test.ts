@@ -131,6 +131,31 @@ describe('webhook delivery', () => {
     await deleteWebhook(hook);
   });
 
+  test('a redemption.succeeded delivery carries the record with its snapshots as stored, in a body that is its own serialisation', async () => {
+    const hook = await createWebhook('/redeemed', ['redemption.succeeded']);
+    const voucher = (await t.sdk().vouchers.create({ code: 'HOOK-SNAP-1', type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 150 } } as never)) as { code: string };
+    const customer = (await t.sdk().customers.create({ source_id: 'hook-snap', name: 'Snap "Quoted" Shot', metadata: { note: 'é \\ \u0001' } })) as { id: string };
+    const redeemed = (await t.sdk().redemptions.redeemStackable({
+      redeemables: [{ object: 'voucher', id: voucher.code }],
+      order: { amount: 2000, items: [{ source_id: 'sku-hook', quantity: 2, price: 1000 }], metadata: { channel: 'shop' } },
+      customer: { id: customer.id },
+    } as never)) as { redemptions: Array<{ id: string }> };
+    await pump();
+    const bodies = receiver.to('/redeemed').map((r) => r.body);
+    assert.equal(bodies.length, 1, 'one redeemable: one record, no parent');
+    for (const body of bodies) assert.equal(body, JSON.stringify(JSON.parse(body)));
+    const child = bodies.map((body) => JSON.parse(body)).find((b) => b.data.redemption.id === redeemed.redemptions[0]?.id);
+    assert.ok(child, "the child's event was delivered");
+    const record = await t.request('GET', `/v1/redemptions/${child.data.redemption.id}`);
+    assert.deepEqual(child.data.redemption, record.body);
+    assert.deepEqual(child.data.order, record.body.order);
+    assert.deepEqual(child.data.customer, record.body.customer);
+    assert.deepEqual(child.data.voucher, record.body.voucher);
+    assert.equal(child.data.customer.name, 'Snap "Quoted" Shot');
+    assert.equal(child.data.order.items[0].source_id, 'sku-hook');
+    await deleteWebhook(hook);
+  });
+
   test('a receiver that fails and goes away gets every event, once, in log order, after it comes back', async () => {
     const hook = await createWebhook('/flaky', ['customer.created', 'customer.deleted']);
     const sdk = t.sdk();

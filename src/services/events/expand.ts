@@ -3,6 +3,7 @@ import type { Executor } from '../../store/db.ts';
 import { findEventData } from '../../store/events.ts';
 import { findRedemptionsByIds } from '../../store/redemption-records.ts';
 import { isCustomerChangeRecord } from '../customers/customers.ts';
+import type { JsonText } from '../../lib/json-text.ts';
 import { renderRedemption, type RedemptionRecord } from '../redemptions/records.ts';
 
 // Compact event payloads. An event used to carry full copies of objects that are stored anyway — a
@@ -20,7 +21,8 @@ import { renderRedemption, type RedemptionRecord } from '../redemptions/records.
 //   the id of the event of that write that holds the order.
 // - `customer.updated`: `{customer_id, changes}` (src/services/customers/customers.ts) → `{customer}`,
 //   the customer as they are now.
-// Events stored in the old full form are returned as they are.
+// Events stored in the old full form are returned as they are. A record's snapshots stay their stored
+// text (JsonText): whoever serialises a payload does so with stringifyAnswer (src/lib/json-text.ts).
 
 /** A `redemption.succeeded` payload as stored. */
 export interface RedemptionEventRef {
@@ -55,7 +57,7 @@ export interface ExpandableEvent {
   data: Record<string, unknown>;
 }
 
-function childPayload(record: RedemptionRecord, campaign: Record<string, unknown> | null): Record<string, unknown> {
+function childPayload(record: RedemptionRecord<JsonText>, campaign: Record<string, unknown> | null): Record<string, unknown> {
   return {
     redemption: record,
     customer: record.customer,

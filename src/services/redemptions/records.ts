@@ -78,9 +78,12 @@ export interface RollbackRef {
   rollback_order_mode: 'WITH_ORDER' | 'WITHOUT_ORDER';
 }
 
-/** A stored record as objects, without the rollbacks that undid it (answers use renderRedemptions). */
-export function renderRedemption(row: RedemptionRow): RedemptionRecord {
-  return renderRecord(row, documentsOfRow(row), []);
+/**
+ * A stored record as the API shows it, without the rollbacks that undid it (answers use
+ * renderRedemptions); its JSON members stay the stored text, for stringifyAnswer.
+ */
+export function renderRedemption(row: RedemptionRow): RedemptionRecord<JsonText> {
+  return renderRecord(row, storedDocumentsOfRow(row), []);
 }
 
 /** The JSON columns of a record, as objects (or, `Stored = JsonText`, as their stored text). */
@@ -96,24 +99,10 @@ interface RecordDocuments<Stored = never> {
   loyaltyCard: { points: number } | null | Stored;
 }
 
-function documentsOfRow(row: RedemptionRow): RecordDocuments {
-  return {
-    metadata: fromJson(row.metadata, {}),
-    order: fromJson(row.order_snapshot, null),
-    channel: fromJson(row.channel, { channel_id: null, channel_type: 'API' }),
-    customer: fromJson(row.customer_snapshot, null),
-    voucher: fromJson(row.voucher_snapshot, null),
-    tier: fromJson(row.promotion_tier_snapshot, null),
-    reward: fromJson(row.reward_snapshot, null),
-    gift: fromJson(row.gift, null),
-    loyaltyCard: fromJson(row.loyalty_card, null),
-  };
-}
-
 /**
  * The JSON columns of a record as their stored text, for an answer that shows them unchanged. A column
- * that documentsOfRow would read as null or as its fallback is that here too, so renderRecord leaves out
- * the same members.
+ * that fromJson would read as null or as its fallback is that here too, so renderRecord leaves out the
+ * members a parsed record would.
  */
 function storedDocumentsOfRow(row: RedemptionRow): RecordDocuments<JsonText> {
   return {

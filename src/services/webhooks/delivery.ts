@@ -3,6 +3,7 @@ import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from '../../domain/webhooks/event
 import { punchcardSignature, vendorSignature } from '../../domain/webhooks/signature.ts';
 import { AddressPolicy } from '../../lib/address-policy.ts';
 import { randomString } from '../../lib/ids.ts';
+import { stringifyAnswer } from '../../lib/json-text.ts';
 import { webhookDeliveries, webhookLatency } from '../../lib/metrics.ts';
 import { durable } from '../../store/db.ts';
 import type { EventSource } from '../../store/events.ts';
@@ -195,7 +196,7 @@ export class WebhookSender {
       await this.#cancel(delivery, reason ?? 'unavailable');
       return;
     }
-    const body = JSON.stringify(buildEnvelope(delivery, event, data ?? {}, webhook.target_url));
+    const body = stringifyAnswer(buildEnvelope(delivery, event, data ?? {}, webhook.target_url));
     const unix = Math.floor(deps.clock.now().getTime() / 1000);
     const headers = {
       'content-type': 'application/json',
