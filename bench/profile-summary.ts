@@ -74,9 +74,9 @@ function areaOf(id: number, node: ProfileNode): string | null {
   if (url.includes('/node_modules/')) return `library: ${url.replace(/^.*\/node_modules\//, '').split('/')[0]}`;
   // The server runs src/ compiled into .build/server-*/src/ (bin/punchcard.js): the same paths, ending in .js.
   if (/\/src\/store\/json\.[jt]s$/.test(url)) return 'JSON text of stored columns (src/store/json.ts)';
+  if (/\/src\/lib\/json-text\.[jt]s$/.test(url)) return 'answer JSON.stringify (src/lib/json-text.ts)';
   const layer = /\/src\/([a-z-]+)\//.exec(url)?.[1];
   if (layer) return `src/${layer}`;
-  if (/\/src\/app\.[jt]s$/.test(url)) return 'src/app.ts (response JSON.stringify)';
   return 'Node.js: HTTP, sockets, timers, other natives';
 }
 const byArea = new Map<string, number>();

@@ -1,4 +1,4 @@
-import type { CustomerRow } from './customers.ts';
+import { couldBeCustomerId, type CustomerRow } from './customers.ts';
 import type { Executor } from './db.ts';
 import { prepared } from './prepared.ts';
 
@@ -35,7 +35,7 @@ export async function findLiveCustomerAndGeneration(
   idOrSourceId: string,
 ): Promise<{ row: CustomerRow; generation: number } | undefined> {
   const found =
-    (await liveCustomerByIdWithGeneration.first(db, { projectId, key: idOrSourceId })) ??
+    (couldBeCustomerId(idOrSourceId) ? await liveCustomerByIdWithGeneration.first(db, { projectId, key: idOrSourceId }) : undefined) ??
     (await liveCustomerBySourceIdWithGeneration.first(db, { projectId, key: idOrSourceId }));
   if (!found) return undefined;
   const { cockpit_generation: generation, ...row } = found;

@@ -318,7 +318,17 @@ export async function findLiveCustomersByIds(db: Executor, projectId: string, id
 
 /** A path's `customerId` is an id or a source_id; an id wins when a value could be both. */
 export async function findLiveCustomer(db: Executor, projectId: string, idOrSourceId: string): Promise<CustomerRow | undefined> {
-  return (await findLiveCustomerById(db, projectId, idOrSourceId)) ?? (await findLiveCustomerBySourceId(db, projectId, idOrSourceId));
+  const byId = couldBeCustomerId(idOrSourceId) ? await findLiveCustomerById(db, projectId, idOrSourceId) : undefined;
+  return byId ?? (await findLiveCustomerBySourceId(db, projectId, idOrSourceId));
+}
+
+/**
+ * Whether a value an API path takes as "id or source_id" may be a customer id. Every customer id is made by
+ * `ids.next('cust')`, so a value without that prefix can only be a source_id: looking it up by id as well
+ * would cost a statement that never finds anything (GET /v1/customers/{source_id} ran two).
+ */
+export function couldBeCustomerId(value: string): boolean {
+  return value.startsWith('cust_');
 }
 
 /** A deleted (hidden) customer by id, which a permanent deletion may still erase. */

@@ -95,19 +95,33 @@ describe('database work of one redemption', () => {
     const f = fixtures(t);
     const customer = await f.customer();
     await f.ok('POST', `/v1/customers/${customer.id}/cockpit/rotate`, {});
-    const read = async () => {
+    const read = async (key: string) => {
       sent.length = 0;
       counting = true;
-      const res = await t.request('GET', `/v1/customers/${customer.id}`);
+      const res = await t.request('GET', `/v1/customers/${encodeURIComponent(key)}`);
       counting = false;
       assert.equal(res.status, 200, res.text);
       return { body: res.body, statements: [...sent] };
     };
-    await read();
-    const { body, statements } = await read();
+    await read(customer.id);
+    const { body, statements } = await read(customer.id);
     assert.match(body.assets.cockpit_url, /#token=/);
     const own = ownStatements(statements);
     assert.equal(own.length, 3, own.join('\n'));
+    // By source_id: a value that is not a customer id (`cust_…`) is looked up as a source_id only.
+    const bySourceId = await read(customer.source_id);
+    assert.equal(bySourceId.body.id, customer.id);
+    assert.equal(ownStatements(bySourceId.statements).length, 3, ownStatements(bySourceId.statements).join('\n'));
+  });
+
+  test('a source_id that looks like a customer id still finds its customer; an id wins over a source_id', async () => {
+    const f = fixtures(t);
+    const other = await f.customer();
+    const lookalike = await f.ok('POST', '/v1/customers', { source_id: 'cust_not_an_id_but_a_source', name: 'Lookalike' });
+    assert.equal((await t.request('GET', '/v1/customers/cust_not_an_id_but_a_source')).body.id, lookalike.id);
+    const shadow = await f.ok('POST', '/v1/customers', { source_id: other.id, name: 'Shadow' });
+    assert.notEqual(shadow.id, other.id);
+    assert.equal((await t.request('GET', `/v1/customers/${other.id}`)).body.id, other.id, 'the id wins');
   });
 
   test('creating a customer renders it from the inserted row: no re-read, no holdings or referrals query', async () => {
