@@ -2,6 +2,7 @@ import { withMembers } from '../lib/objects.ts';
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { noteCustomerLocked } from './customer-locks.ts';
 import { isPostgres, type Executor } from './db.ts';
+import { definitionsAt, definitionsVersionColumn, type DefinitionsView } from './definitions.ts';
 import { fromJson, toJson } from './json.ts';
 import { countLiveCustomers } from './list-counts.ts';
 import { prepared } from './prepared.ts';
@@ -290,6 +291,32 @@ export async function findLiveCustomerById(db: Executor, projectId: string, id: 
 
 export async function findLiveCustomerBySourceId(db: Executor, projectId: string, sourceId: string): Promise<CustomerRow | undefined> {
   return liveCustomerBySourceId.first(db, { projectId, sourceId });
+}
+
+const liveCustomerByIdWithVersion = prepared((db, p: { projectId: string; id: string }) =>
+  db.selectFrom('customers').selectAll().select(definitionsVersionColumn(p.projectId)).where('id', '=', p.id).where('project_id', '=', p.projectId).where('deleted_at', 'is', null),
+);
+
+const liveCustomerBySourceIdWithVersion = prepared((db, p: { projectId: string; sourceId: string }) =>
+  db
+    .selectFrom('customers')
+    .selectAll()
+    .select(definitionsVersionColumn(p.projectId))
+    .where('project_id', '=', p.projectId)
+    .where('source_id', '=', p.sourceId)
+    .where('deleted_at', 'is', null),
+);
+
+/** A live customer by id or by source_id, and the definitions view as of the same statement (definitionsVersionColumn). */
+export async function findLiveCustomerWithDefinitions(
+  db: Executor,
+  projectId: string,
+  by: { id: string } | { sourceId: string },
+): Promise<{ row: CustomerRow; definitions: DefinitionsView } | undefined> {
+  const found = 'id' in by ? await liveCustomerByIdWithVersion.first(db, { projectId, id: by.id }) : await liveCustomerBySourceIdWithVersion.first(db, { projectId, sourceId: by.sourceId });
+  if (!found) return undefined;
+  const { definitions_version: version, ...row } = found;
+  return { row, definitions: await definitionsAt(db, projectId, version) };
 }
 
 // The same reads, holding the row until the transaction ends (PostgreSQL; SQLite writers take turns): a

@@ -1,4 +1,4 @@
-import { Transaction } from 'kysely';
+import { sql, Transaction } from 'kysely';
 import type { Executor } from './db.ts';
 import { prepared } from './prepared.ts';
 
@@ -130,12 +130,38 @@ function freeze<T>(value: T): T {
  * request).
  */
 export async function definitions(db: Executor, projectId: string): Promise<DefinitionsView> {
-  const memo = db instanceof Transaction ? views.get(db) : undefined;
-  const known = memo?.get(projectId);
+  const known = db instanceof Transaction ? views.get(db)?.get(projectId) : undefined;
   if (known) return known;
   const row = await versionOf.first(db, { projectId });
-  const view = new DefinitionsView(db, projectId, row ? Number(row.definitions_version) : null);
+  return viewAt(db, projectId, row ? row.definitions_version : null);
+}
+
+/**
+ * The project's definitions version as a column of a statement that a request runs first anyway (the
+ * voucher of GET /v1/vouchers/{code}, a validation's customer): one statement instead of two. Read there
+ * it is as current as a read of its own, so the view definitionsAt makes of it misses no change that
+ * committed before the statement ran.
+ */
+export function definitionsVersionColumn(projectId: string) {
+  return sql<number | string | null>`(select ${sql.ref('projects.definitions_version')} from ${sql.table('projects')} where ${sql.ref('projects.id')} = ${projectId})`.as(
+    'definitions_version',
+  );
+}
+
+/**
+ * The view for a version read with definitionsVersionColumn (null: the project does not exist). A
+ * transaction that already has a view keeps it; `undefined` (the statement found no row, so it read no
+ * version) reads the version now.
+ */
+export async function definitionsAt(db: Executor, projectId: string, version: number | string | null | undefined): Promise<DefinitionsView> {
+  if (version === undefined) return definitions(db, projectId);
+  return (db instanceof Transaction ? views.get(db)?.get(projectId) : undefined) ?? viewAt(db, projectId, version);
+}
+
+function viewAt(db: Executor, projectId: string, version: number | string | null): DefinitionsView {
+  const view = new DefinitionsView(db, projectId, version === null ? null : Number(version));
   if (db instanceof Transaction) {
+    const memo = views.get(db);
     if (memo) memo.set(projectId, view);
     else views.set(db, new Map([[projectId, view]]));
   }

@@ -124,6 +124,33 @@ describe('database work of one redemption', () => {
     assert.equal((await t.request('GET', `/v1/customers/${other.id}`)).body.id, other.id, 'the id wins');
   });
 
+  test('GET voucher and a validation read the definitions version in the statement that reads the voucher or the customer', async () => {
+    const f = fixtures(t);
+    const customer = await f.customer();
+    const voucher = await f.amountVoucher(100);
+    const run = async (method: string, path: string, json?: unknown) => {
+      sent.length = 0;
+      counting = true;
+      const res = await t.request(method, path, json === undefined ? {} : { json });
+      counting = false;
+      assert.equal(res.status, 200, res.text);
+      return ownStatements(sent);
+    };
+    const getVoucher = () => run('GET', `/v1/vouchers/${voucher.code}`);
+    await getVoucher();
+    const read = await getVoucher();
+    assert.deepEqual(read.length, 1, read.join('\n'));
+    assert.match(read[0] as string, /from "vouchers"/);
+    assert.match(read[0] as string, /"definitions_version"/);
+
+    const validate = () =>
+      run('POST', '/v1/validations', { redeemables: [{ object: 'voucher', id: voucher.code }], customer: { source_id: customer.source_id }, order: { amount: 1000 } });
+    await validate();
+    const statements = await validate();
+    assert.ok(!statements.some((text) => /^select "definitions_version" from "projects"/i.test(text)), `no read of the version alone:\n${statements.join('\n')}`);
+    assert.equal(statements.filter((text) => /from "customers"/i.test(text) && /"definitions_version"/.test(text)).length, 1, statements.join('\n'));
+  });
+
   test('creating a customer renders it from the inserted row: no re-read, no holdings or referrals query', async () => {
     const create = async (sourceId: string) => {
       sent.length = 0;

@@ -44,7 +44,7 @@ export async function recordFailure(deps: Deps, actor: Actor, request: Normalise
   const at = deps.clock.now().toISOString();
   const stored = await inTransaction(deps, async (tx) => {
     // The redemption's own transaction rolled back, so a customer it would have created does not exist.
-    const customer = await readCustomer(tx, actor.projectId, request.customerInput);
+    const { customer } = await readCustomer(tx, actor.projectId, request.customerInput);
     const failedFacts = { ...facts, customer: customer.id !== null ? customer : { ...customer, simple: null } };
     const snapshots = await renderSnapshots(tx, deps, actor, facts.resolved);
     const multi = facts.candidates.length > 1;

@@ -130,7 +130,7 @@ async function examineCandidates(deps: Deps, actor: Actor, request: NormalisedRe
 
 /** The promotion tiers available now that apply to the request's order, each on its own. */
 export async function qualifyingTiers(deps: Deps, actor: Actor, request: NormalisedRequest, options: { audienceOnly: boolean }): Promise<Array<{ outcome: AppliedOutcome; resolved: Extract<Resolved, { kind: 'promotion_tier' }>; facts: Facts }>> {
-  const customer = await readCustomer(deps.db, actor.projectId, request.customerInput);
+  const { customer } = await readCustomer(deps.db, actor.projectId, request.customerInput);
   const order = await loadOrder(deps.db, actor.projectId, request.order);
   const available = await availabilityAt(deps.db, actor.projectId, deps.clock.now());
   const { items: tiers } = await listTiers(deps.db, { projectId: actor.projectId, limit: CANDIDATE_LIMIT, offset: 0, order: 'hierarchy', available });
@@ -159,7 +159,7 @@ export async function checkEligibility(deps: Deps, actor: Actor, input: Qualific
     ...(input.tracking_id ? { tracking_id: input.tracking_id } : {}),
     ...(input.metadata ? { metadata: input.metadata } : {}),
   });
-  const customer = await readCustomer(deps.db, actor.projectId, request.customerInput);
+  const { customer } = await readCustomer(deps.db, actor.projectId, request.customerInput);
   const order = await loadOrder(deps.db, actor.projectId, request.order);
   const audienceOnly = scenario === 'AUDIENCE_ONLY';
   const qualified: Qualified[] = [];

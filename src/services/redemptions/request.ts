@@ -2,11 +2,12 @@ import { errors } from '../../domain/errors.ts';
 import { DEFAULT_TTL, DEFAULT_TTL_UNIT } from '../../domain/redemptions/session.ts';
 import type { CustomerInput } from '../../api/customers.ts';
 import type { StackableInput } from '../../api/redemptions.ts';
-import { findLiveCustomerById, findLiveCustomerBySourceId, toCustomerObject, type CustomerRow } from '../../store/customers.ts';
+import { findLiveCustomerWithDefinitions, toCustomerObject, type CustomerRow } from '../../store/customers.ts';
+import type { DefinitionsView } from '../../store/definitions.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import type { Actor, Deps } from '../context.ts';
 import { resolveCustomerRow } from '../customers/customers.ts';
-import type { CustomerFacts, EngineRequest, SessionRequest } from './facts.ts';
+import { NO_CUSTOMER, type CustomerFacts, type EngineRequest, type SessionRequest } from './facts.ts';
 import { simpleCustomer } from './records.ts';
 
 // A stackable request in the engine's terms, and the customer it names: looked up only (validation,
@@ -47,18 +48,19 @@ function factsOf(row: CustomerRow): CustomerFacts {
 
 /**
  * The customer a request names, without creating anything: a stored one, or (an unknown source_id)
- * one that exists only for this evaluation. An unknown `id` is a 404: ids are ours.
+ * one that exists only for this evaluation. An unknown `id` is a 404: ids are ours. A stored customer
+ * comes with the definitions view, whose version the same statement read (undefined otherwise).
  */
-export async function readCustomer(db: Executor, projectId: string, ref: CustomerInput | null): Promise<CustomerFacts> {
-  if (!ref) return { id: null, row: null, simple: null, metadata: {}, present: false };
+export async function readCustomer(db: Executor, projectId: string, ref: CustomerInput | null): Promise<{ customer: CustomerFacts; definitions: DefinitionsView | undefined }> {
+  if (!ref) return { customer: NO_CUSTOMER, definitions: undefined };
   if (ref.id) {
-    const row = await findLiveCustomerById(db, projectId, ref.id);
-    if (!row) throw errors.notFound('customer', ref.id);
-    return factsOf(row);
+    const found = await findLiveCustomerWithDefinitions(db, projectId, { id: ref.id });
+    if (!found) throw errors.notFound('customer', ref.id);
+    return { customer: factsOf(found.row), definitions: found.definitions };
   }
-  const row = ref.source_id ? await findLiveCustomerBySourceId(db, projectId, ref.source_id) : undefined;
-  if (row) return factsOf(row);
-  return { id: null, row: null, simple: null, metadata: ref.metadata ?? {}, present: true };
+  const found = ref.source_id ? await findLiveCustomerWithDefinitions(db, projectId, { sourceId: ref.source_id }) : undefined;
+  if (found) return { customer: factsOf(found.row), definitions: found.definitions };
+  return { customer: { id: null, row: null, simple: null, metadata: ref.metadata ?? {}, present: true }, definitions: undefined };
 }
 
 /**

@@ -38,9 +38,13 @@ function locksOf(run: ValidationRun): NewLock[] {
 export async function runValidation(deps: Deps, actor: Actor, request: NormalisedRequest, options: { audienceOnly?: boolean } = {}): Promise<ValidationRun> {
   const now = deps.clock.now();
   const evaluate = async (db: Parameters<typeof loadFacts>[0], lock: boolean): Promise<ValidationRun> => {
-    const customer = await readCustomer(db, actor.projectId, request.customerInput);
+    const { customer, definitions } = await readCustomer(db, actor.projectId, request.customerInput);
     if (lock && customer.id !== null) await lockCustomer(db, actor.projectId, customer.id);
-    const facts = await loadFacts(db, deps.dialect, actor.projectId, now, request, customer, { lock, ...(options.audienceOnly ? { audienceOnly: true } : {}) });
+    const facts = await loadFacts(db, deps.dialect, actor.projectId, now, request, customer, {
+      lock,
+      ...(definitions ? { definitions } : {}),
+      ...(options.audienceOnly ? { audienceOnly: true } : {}),
+    });
     return { facts, evaluation: evaluateRedeemables(facts.candidates, facts.order.start, facts.context) };
   };
   const session = request.session;

@@ -11,7 +11,7 @@ import { addToVouchersCount, findLiveCampaign, findLiveCampaignById, type Campai
 import { findCategory, findCategoryByName } from '../../store/categories.ts';
 import { findLiveCustomer } from '../../store/customers.ts';
 import type { Executor, Tx } from '../../store/db.ts';
-import { definitions, type DefinitionsView } from '../../store/definitions.ts';
+import type { DefinitionsView } from '../../store/definitions.ts';
 import { projectSettings } from '../../store/redemption-facts.ts';
 import { appendEvents } from '../../store/events.ts';
 import { fromJson, toJson } from '../../store/json.ts';
@@ -19,7 +19,7 @@ import { findProject, projectCodesAreCaseSensitive } from '../../store/projects.
 import type { VouchersTable } from '../../store/schema.ts';
 import { assignedRules, findRule } from '../../store/validation-rules.ts';
 import { binVoucher, listLiveVouchers, purgeVoucher, voucherFilterFields } from '../../store/voucher-list.ts';
-import { codeKey, codeKeyOf, findLiveVoucherByCode, findLiveVoucherById, insertVouchersSkippingTakenCodes, lockVoucherRow, updateLiveVoucher, type VoucherRow } from '../../store/vouchers.ts';
+import { codeKey, codeKeyOf, findLiveVoucherByCode, findLiveVoucherById, findLiveVoucherByCodeWithDefinitions, insertVouchersSkippingTakenCodes, lockVoucherRow, updateLiveVoucher, type VoucherRow } from '../../store/vouchers.ts';
 import { withMembers } from '../../lib/objects.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { templateOf } from '../campaigns/campaign-input.ts';
@@ -201,11 +201,12 @@ export async function createVoucherIn(tx: Tx, deps: Deps, actor: Actor, pathCode
 /**
  * `GET /v1/vouchers/{code}`: the voucher with the validation rules assigned to it. The project's settings,
  * the campaign, the category and whether any voucher has rules of its own come from the definitions cache,
- * so a voucher without rules costs two statements: the definitions version and the voucher.
+ * so a voucher without rules costs one statement: the voucher, with the definitions version read by it.
  */
 export async function getVoucher(deps: Deps, actor: Actor, code: string): Promise<VoucherObject> {
-  const defs = await definitions(deps.db, actor.projectId);
-  const row = await liveVoucherByCode(deps.db, actor.projectId, code);
+  const found = await findLiveVoucherByCodeWithDefinitions(deps.db, actor.projectId, code);
+  if (!found) throw errors.notFound('voucher', code);
+  const { row, definitions: defs } = found;
   const [voucher] = await renderVoucherRows(deps.db, deps, actor.projectId, [row], defs);
   if (!voucher) throw new Error('rendering one voucher gave none');
   const assigned = await assignedRules(deps.db, actor.projectId, [{ type: 'voucher', id: row.id }], defs);
