@@ -111,9 +111,11 @@ describe('SQLite group commit: answers wait for the disk', { skip: testDialect()
       headers: { 'x-app-id': TEST_KEYS.server.id, 'x-app-token': TEST_KEYS.server.secret, 'content-type': 'application/json' },
       payload: JSON.stringify({ source_id: 'durable-customer' }),
     });
-    await sleep(50);
+    // Wait for the write to reach its fsync (a loaded machine may take a while to get there), then
+    // make sure the answer is still held.
+    for (const deadline = Date.now() + 10_000; disk.waiting === 0 && Date.now() < deadline; ) await sleep(10);
+    assert.ok(disk.waiting > 0, 'the write reached an fsync');
     assert.equal(await settled(answer), false, 'no answer while the fsync is held');
-    assert.ok(disk.waiting > 0);
     while (disk.waiting > 0) disk.releaseOne();
     const res = await answer;
     assert.equal(res.statusCode, 200);
