@@ -2,7 +2,7 @@ import { withMembers } from '../lib/objects.ts';
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { noteCustomerLocked } from './customer-locks.ts';
 import { isPostgres, type Executor } from './db.ts';
-import { definitionsAt, definitionsVersionColumn, type DefinitionsView } from './definitions.ts';
+import { definitionsVersionColumn, rowWithDefinitions, type DefinitionsView } from './definitions.ts';
 import { fromJson, toJson } from './json.ts';
 import { countLiveCustomers } from './list-counts.ts';
 import { prepared } from './prepared.ts';
@@ -314,9 +314,7 @@ export async function findLiveCustomerWithDefinitions(
   by: { id: string } | { sourceId: string },
 ): Promise<{ row: CustomerRow; definitions: DefinitionsView } | undefined> {
   const found = 'id' in by ? await liveCustomerByIdWithVersion.first(db, { projectId, id: by.id }) : await liveCustomerBySourceIdWithVersion.first(db, { projectId, sourceId: by.sourceId });
-  if (!found) return undefined;
-  const { definitions_version: version, ...row } = found;
-  return { row, definitions: await definitionsAt(db, projectId, version) };
+  return rowWithDefinitions(db, projectId, found);
 }
 
 // The same reads, holding the row until the transaction ends (PostgreSQL; SQLite writers take turns): a

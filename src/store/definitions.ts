@@ -158,6 +158,17 @@ export async function definitionsAt(db: Executor, projectId: string, version: nu
   return (db instanceof Transaction ? views.get(db)?.get(projectId) : undefined) ?? viewAt(db, projectId, version);
 }
 
+/** A row read with definitionsVersionColumn, without that column, and the definitions view of its version. */
+export async function rowWithDefinitions<R extends { definitions_version: number | string | null }>(
+  db: Executor,
+  projectId: string,
+  found: R | undefined,
+): Promise<{ row: Omit<R, 'definitions_version'>; definitions: DefinitionsView } | undefined> {
+  if (!found) return undefined;
+  const { definitions_version: version, ...row } = found;
+  return { row, definitions: await definitionsAt(db, projectId, version) };
+}
+
 function viewAt(db: Executor, projectId: string, version: number | string | null): DefinitionsView {
   const view = new DefinitionsView(db, projectId, version === null ? null : Number(version));
   if (db instanceof Transaction) {

@@ -1,6 +1,6 @@
 import { CompiledQuery, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
-import { definitionsAt, definitionsVersionColumn, type DefinitionsView } from './definitions.ts';
+import { definitionsVersionColumn, rowWithDefinitions, type DefinitionsView } from './definitions.ts';
 import { prepared } from './prepared.ts';
 import { projectCodesAreCaseSensitive } from './projects.ts';
 import { deleteAssignmentsOf } from './validation-rules.ts';
@@ -168,9 +168,7 @@ const liveVoucherByCodeKeyWithVersion = prepared((db, p: { projectId: string; co
 /** A live voucher by code and the definitions view as of the same statement (definitionsVersionColumn). */
 export async function findLiveVoucherByCodeWithDefinitions(db: Executor, projectId: string, code: string): Promise<{ row: VoucherRow; definitions: DefinitionsView } | undefined> {
   const found = await liveVoucherByCodeKeyWithVersion.first(db, { projectId, codeKey: await codeKey(db, projectId, code) });
-  if (!found) return undefined;
-  const { definitions_version: version, ...row } = found;
-  return { row, definitions: await definitionsAt(db, projectId, version) };
+  return rowWithDefinitions(db, projectId, found);
 }
 
 export async function findLiveVoucherById(db: Executor, projectId: string, id: string): Promise<VoucherRow | undefined> {
