@@ -318,22 +318,41 @@ export async function findLiveCustomerWithDefinitions(
 }
 
 // The same reads, holding the row until the transaction ends (PostgreSQL; SQLite writers take turns): a
-// redemption locks its customer anyway, and reading and locking in one statement saves a round trip.
+// redemption locks its customer anyway, and reading and locking in one statement saves a round trip. They
+// read the definitions version too (definitionsVersionColumn): the redemption needs the definitions right
+// after its customer, and takes them from this statement instead of a read of its own.
 const lockedCustomerById = prepared((db, p: { projectId: string; id: string }) => {
-  const query = db.selectFrom('customers').selectAll().where('id', '=', p.id).where('project_id', '=', p.projectId).where('deleted_at', 'is', null);
+  const query = db
+    .selectFrom('customers')
+    .selectAll()
+    .select(definitionsVersionColumn(p.projectId))
+    .where('id', '=', p.id)
+    .where('project_id', '=', p.projectId)
+    .where('deleted_at', 'is', null);
   return isPostgres(db) ? query.forUpdate() : query;
 });
 
 const lockedCustomerBySourceId = prepared((db, p: { projectId: string; sourceId: string }) => {
-  const query = db.selectFrom('customers').selectAll().where('project_id', '=', p.projectId).where('source_id', '=', p.sourceId).where('deleted_at', 'is', null);
+  const query = db
+    .selectFrom('customers')
+    .selectAll()
+    .select(definitionsVersionColumn(p.projectId))
+    .where('project_id', '=', p.projectId)
+    .where('source_id', '=', p.sourceId)
+    .where('deleted_at', 'is', null);
   return isPostgres(db) ? query.forUpdate() : query;
 });
 
-/** A live customer by id or source_id, its row locked (src/store/customer-locks.ts) when found. */
+/**
+ * A live customer by id or source_id, its row locked (src/store/customer-locks.ts) when found. Inside a
+ * transaction that has no definitions view yet, the version the statement read becomes its view
+ * (src/store/definitions.ts), so `definitions()` afterwards reads nothing.
+ */
 export async function lockLiveCustomer(db: Executor, projectId: string, by: { id: string } | { sourceId: string }): Promise<CustomerRow | undefined> {
-  const row = 'id' in by ? await lockedCustomerById.first(db, { projectId, id: by.id }) : await lockedCustomerBySourceId.first(db, { projectId, sourceId: by.sourceId });
-  if (row) noteCustomerLocked(db, projectId, row.id);
-  return row;
+  const found = 'id' in by ? await lockedCustomerById.first(db, { projectId, id: by.id }) : await lockedCustomerBySourceId.first(db, { projectId, sourceId: by.sourceId });
+  const read = await rowWithDefinitions(db, projectId, found);
+  if (read) noteCustomerLocked(db, projectId, read.row.id);
+  return read?.row;
 }
 
 export async function findLiveCustomersByIds(db: Executor, projectId: string, ids: readonly string[]): Promise<CustomerRow[]> {

@@ -138,7 +138,8 @@ export async function definitions(db: Executor, projectId: string): Promise<Defi
 
 /**
  * The project's definitions version as a column of a statement that a request runs first anyway (the
- * voucher of GET /v1/vouchers/{code}, a validation's customer): one statement instead of two. Read there
+ * voucher of GET /v1/vouchers/{code}, a validation's customer, the customer a redemption locks): one
+ * statement instead of two. Read there
  * it is as current as a read of its own, so the view definitionsAt makes of it misses no change that
  * committed before the statement ran.
  */

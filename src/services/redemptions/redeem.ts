@@ -164,16 +164,18 @@ function orderSnapshot(order: OrderObject | null, state: DiscountState, applied:
 
 async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedRequest): Promise<RedemptionResult> {
   const now = deps.clock.now();
-  const defs = await definitions(tx, actor.projectId);
-  // Bad metadata is a bad request, not a failed redemption: nothing is consumed and no failure is recorded.
-  await assertMetadata(tx, actor.projectId, 'redemption', request.metadata, defs);
-  if (request.order?.items) await assertItemsMetadata(tx, actor.projectId, request.order.items, defs);
   const orderKey = request.order?.id ?? request.order?.source_id ?? null;
   // One request per order at a time (reference 6.10): the order first, then customer, then vouchers.
   if (orderKey !== null) await lockOrderKey(tx, actor.projectId, orderKey);
   const orderFacts = await loadOrder(tx, actor.projectId, request.order, true);
   const customer = await ensureCustomer(tx, deps, actor, request.customerInput);
   if (customer.id !== null) await lockCustomer(tx, actor.projectId, customer.id);
+  // A stored customer's statement read the definitions version (src/store/customers.ts lockLiveCustomer),
+  // so this reads nothing then. Bad metadata is a bad request, not a failed redemption: the transaction
+  // rolls back (a customer it created too), nothing is consumed and no failure is recorded.
+  const defs = await definitions(tx, actor.projectId);
+  await assertMetadata(tx, actor.projectId, 'redemption', request.metadata, defs);
+  if (request.order?.items) await assertItemsMetadata(tx, actor.projectId, request.order.items, defs);
   const facts = await loadFacts(tx, deps.dialect, actor.projectId, now, request, customer, { lock: true, order: orderFacts, definitions: defs });
   const evaluation = evaluateRedeemables(facts.candidates, facts.order.start, facts.context);
   if (!evaluation.valid) throw new RedemptionRejected(facts, evaluation, null);
