@@ -14,3 +14,16 @@
 export function withMembers<B extends object, M extends object>(base: B, members: M): Omit<B, keyof M> & M {
   return Object.assign({}, base, members);
 }
+
+/**
+ * `row` without its member `key`, and that member's value, for a row just read from the database with one
+ * extra column selected last (`selectAll()` then `.select(…)`). The row is changed in place: deleting the
+ * member an object gained last is the one deletion V8 undoes without leaving the object's fast layout,
+ * where `const { [key]: value, ...rest } = row` copies every member (14–21 µs for a 38-column voucher row
+ * on Node.js 20, measured here; 5 % of a GET voucher). Another member still works, only more slowly.
+ */
+export function detachMember<R extends object, K extends keyof R>(row: R, key: K): { row: Omit<R, K>; value: R[K] } {
+  const value = row[key];
+  delete (row as Partial<R>)[key];
+  return { row, value };
+}

@@ -1,3 +1,4 @@
+import { detachMember } from '../lib/objects.ts';
 import { couldBeCustomerId, type CustomerRow } from './customers.ts';
 import type { Executor } from './db.ts';
 import { prepared } from './prepared.ts';
@@ -38,7 +39,8 @@ export async function findLiveCustomerAndGeneration(
     (couldBeCustomerId(idOrSourceId) ? await liveCustomerByIdWithGeneration.first(db, { projectId, key: idOrSourceId }) : undefined) ??
     (await liveCustomerBySourceIdWithGeneration.first(db, { projectId, key: idOrSourceId }));
   if (!found) return undefined;
-  const { cockpit_generation: generation, ...row } = found;
+  // The generation is selected after the customer's columns, so detaching it copies nothing.
+  const { row, value: generation } = detachMember(found, 'cockpit_generation');
   return { row, generation: Number(generation ?? 0) };
 }
 

@@ -1,4 +1,5 @@
 import { sql, Transaction } from 'kysely';
+import { detachMember } from '../lib/objects.ts';
 import type { Executor } from './db.ts';
 import { prepared } from './prepared.ts';
 
@@ -166,7 +167,8 @@ export async function rowWithDefinitions<R extends { definitions_version: number
   found: R | undefined,
 ): Promise<{ row: Omit<R, 'definitions_version'>; definitions: DefinitionsView } | undefined> {
   if (!found) return undefined;
-  const { definitions_version: version, ...row } = found;
+  // definitionsVersionColumn is selected after the row's own columns, so detaching it copies nothing.
+  const { row, value: version } = detachMember(found, 'definitions_version');
   return { row, definitions: await definitionsAt(db, projectId, version) };
 }
 
