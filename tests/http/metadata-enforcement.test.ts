@@ -398,6 +398,12 @@ describe('metadata enforcement on writes', () => {
       assert.equal(voucher.status, 200, voucher.text);
       const body = (metadata?: Record<string, unknown>) => ({ redeemables: [{ object: 'voucher', id: 'MR-TEN' }], order: { amount: 1000 }, ...(metadata ? { metadata } : {}) });
       await refused(() => t.request('POST', '/v1/redemptions', { json: body() }), 'redemption', required('cashier'));
+      // The metadata is checked after the customer is read (its statement reads the definitions version):
+      // a customer the request would have created is not, and a stored one is left as it was.
+      await refused(() => t.request('POST', '/v1/redemptions', { json: { ...body(), customer: { source_id: unique('mr-new') } } }), 'redemption', required('cashier'));
+      const stored = await t.request('POST', '/v1/customers', { json: { source_id: unique('mr-known') } });
+      assert.equal(stored.status, 200, stored.text);
+      await refused(() => t.request('POST', '/v1/redemptions', { json: { ...body(), customer: { source_id: stored.body.source_id } } }), 'redemption', required('cashier'));
       await refusedBySdk(
         () => t.sdk().redemptions.redeemStackable(body({ cashier: 'A' }) as never),
         'redemption',
