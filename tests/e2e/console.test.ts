@@ -99,6 +99,11 @@ describe('console in a browser', { skip: BROWSER_MISSING }, () => {
 
     await page.getByRole('link', { name: 'Home' }).click();
     await page.getByTestId('total-redemptions').waitFor();
+    // Home may first show the figures it read when the sign-in landed there, and then its own refetch
+    // (the console keeps answers fresh for 10 s): wait for the figures that count the redemption.
+    await page
+      .waitForFunction(() => document.querySelector('[data-testid="total-redemptions"]')?.textContent === '1', undefined, { timeout: 10_000 })
+      .catch(() => undefined);
     assert.equal(await page.getByTestId('total-redemptions').textContent(), '1');
     assert.equal(await page.getByTestId('total-discount').textContent(), '8.00', '10 % of 80.00');
     assert.equal(await page.getByTestId('active-campaigns').textContent(), '1');
