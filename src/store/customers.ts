@@ -321,27 +321,19 @@ export async function findLiveCustomerWithDefinitions(
 // redemption locks its customer anyway, and reading and locking in one statement saves a round trip. They
 // read the definitions version too (definitionsVersionColumn): the redemption needs the definitions right
 // after its customer, and takes them from this statement instead of a read of its own.
-const lockedCustomerById = prepared((db, p: { projectId: string; id: string }) => {
-  const query = db
-    .selectFrom('customers')
-    .selectAll()
-    .select(definitionsVersionColumn(p.projectId))
-    .where('id', '=', p.id)
-    .where('project_id', '=', p.projectId)
-    .where('deleted_at', 'is', null);
-  return isPostgres(db) ? query.forUpdate() : query;
-});
-
-const lockedCustomerBySourceId = prepared((db, p: { projectId: string; sourceId: string }) => {
-  const query = db
-    .selectFrom('customers')
-    .selectAll()
-    .select(definitionsVersionColumn(p.projectId))
-    .where('project_id', '=', p.projectId)
-    .where('source_id', '=', p.sourceId)
-    .where('deleted_at', 'is', null);
-  return isPostgres(db) ? query.forUpdate() : query;
-});
+const lockedCustomerBy = (column: 'id' | 'source_id') =>
+  prepared((db, p: { projectId: string; key: string }) => {
+    const query = db
+      .selectFrom('customers')
+      .selectAll()
+      .select(definitionsVersionColumn(p.projectId))
+      .where('project_id', '=', p.projectId)
+      .where(column, '=', p.key)
+      .where('deleted_at', 'is', null);
+    return isPostgres(db) ? query.forUpdate() : query;
+  });
+const lockedCustomerById = lockedCustomerBy('id');
+const lockedCustomerBySourceId = lockedCustomerBy('source_id');
 
 /**
  * A live customer by id or source_id, its row locked (src/store/customer-locks.ts) when found. Inside a
@@ -349,7 +341,7 @@ const lockedCustomerBySourceId = prepared((db, p: { projectId: string; sourceId:
  * (src/store/definitions.ts), so `definitions()` afterwards reads nothing.
  */
 export async function lockLiveCustomer(db: Executor, projectId: string, by: { id: string } | { sourceId: string }): Promise<CustomerRow | undefined> {
-  const found = 'id' in by ? await lockedCustomerById.first(db, { projectId, id: by.id }) : await lockedCustomerBySourceId.first(db, { projectId, sourceId: by.sourceId });
+  const found = 'id' in by ? await lockedCustomerById.first(db, { projectId, key: by.id }) : await lockedCustomerBySourceId.first(db, { projectId, key: by.sourceId });
   const read = await rowWithDefinitions(db, projectId, found);
   if (read) noteCustomerLocked(db, projectId, read.row.id);
   return read?.row;
