@@ -49,7 +49,7 @@ describe('database work of one redemption', () => {
   });
   after(async () => t.close());
 
-  test('a stacked redemption stays within its statement and round-trip budget', async () => {
+  test('a stacked redemption stays within its statement and round-trip budget', async (context) => {
     const f = fixtures(t);
     const products: Json[] = [];
     for (let i = 0; i < 5; i++) products.push(await f.product(1000 + i));
@@ -88,6 +88,8 @@ describe('database work of one redemption', () => {
     await redeem();
     await redeem();
     const statements = await redeem();
+    // PRINT_STATEMENTS=1 shows the trace (README, Benchmarks: "Where a redemption's time goes").
+    if (process.env.PRINT_STATEMENTS) statements.forEach((text, i) => context.diagnostic(`${t.db.dialect} ${i + 1}/${statements.length}: ${text}`));
     const budget = t.db.dialect === 'postgres' ? 9 : 14;
     assert.ok(statements.length <= budget, `${statements.length} statements (budget ${budget}):\n${statements.join('\n')}`);
     assert.ok(!statements.some((text) => /^select "definitions_version" from "projects"/i.test(text)), `no read of the version alone:\n${statements.join('\n')}`);
