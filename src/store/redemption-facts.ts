@@ -107,9 +107,10 @@ const liveVouchersWithLocks = prepared((db, p: { projectId: string; codeKeys: st
 
 /**
  * The vouchers a request names (as findVouchersForRedemption) and the live reservations other sessions
- * hold on them (as lockedByOthers). On SQLite, where the write transaction is exclusive, both come from
- * one statement when every name is a code; PostgreSQL reads the reservations after the rows are locked,
- * in a statement of their own, so they are counted as of after the lock.
+ * hold on them (as lockedByOthers). Both come from one statement when every name is a code, except where
+ * PostgreSQL locks the rows: a statement that waited for a row lock would have counted the reservations
+ * as of before the wait, so they are read after the lock, in a statement of their own. SQLite's write
+ * transaction is exclusive, and a read that locks nothing (a validation) counts both at one moment.
  */
 export async function findVouchersAndLocks(
   db: Executor,
@@ -120,7 +121,7 @@ export async function findVouchersAndLocks(
   ownSessionKey: string | null,
 ): Promise<{ rows: VoucherRow[]; locked: Map<string, LockedAmounts> }> {
   const codeKeys = [...new Set(names.flatMap((n) => (n.codeKey === null ? [] : [n.codeKey])))];
-  if (!isPostgres(db) && codeKeys.length > 0 && codeKeys.length === names.length) {
+  if ((!lock || !isPostgres(db)) && codeKeys.length > 0 && codeKeys.length === names.length) {
     const rows = await liveVouchersWithLocks.all(db, { projectId, codeKeys, now, ownKey: ownSessionKey ?? undefined });
     if (new Set(rows.map((r) => r.code_key)).size === codeKeys.length) {
       const locked = new Map<string, LockedAmounts>();

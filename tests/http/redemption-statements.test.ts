@@ -154,6 +154,12 @@ describe('database work of one redemption', () => {
     const statements = await validate();
     assert.ok(!statements.some((text) => /^select "definitions_version" from "projects"/i.test(text)), `no read of the version alone:\n${statements.join('\n')}`);
     assert.equal(statements.filter((text) => /from "customers"/i.test(text) && /"definitions_version"/.test(text)).length, 1, statements.join('\n'));
+    // A validation locks nothing: its voucher and the reservations other sessions hold on it come from one
+    // statement on both databases (a redemption on PostgreSQL reads the reservations after its row lock).
+    assert.deepEqual(
+      statements.map((text) => (/from "customers"/i.test(text) ? 'customer' : /from "vouchers"/i.test(text) && /redemption_locks/.test(text) ? 'voucher and reservations' : text)),
+      ['customer', 'voucher and reservations'],
+    );
   });
 
   test('creating a customer renders it from the inserted row: no re-read, no holdings or referrals query', async () => {
