@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type CompiledQuery, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { CampaignRow } from './campaigns.ts';
 import { isPostgres, type Db, type Executor } from './db.ts';
 import type { DefinitionsView } from './definitions.ts';
@@ -431,10 +431,20 @@ const tierSummaries = prepared((db, p: { projectId: string; tierIds: string[] })
 
 /** The summaries of several tiers in one query; a tier never redeemed has none (EMPTY_TIER_SUMMARY). */
 export async function findTierSummaries(db: Executor, projectId: string, tierIds: readonly string[]): Promise<Map<string, TierSummary>> {
+  if (tierIds.length === 0) return new Map();
+  return tierSummariesOf((await db.executeQuery(tierSummariesQuery(db, projectId, tierIds))).rows);
+}
+
+/** findTierSummaries' statement, to be sent with other reads (src/store/combined-reads.ts); tierIds not empty. */
+export function tierSummariesQuery(db: Executor, projectId: string, tierIds: readonly string[]): CompiledQuery<Record<string, unknown>> {
+  return tierSummaries.bind(db, { projectId, tierIds: [...new Set(tierIds)] });
+}
+
+/** The rows of tierSummariesQuery, per tier. */
+export function tierSummariesOf(rows: ReadonlyArray<Record<string, unknown>>): Map<string, TierSummary> {
   const out = new Map<string, TierSummary>();
-  if (tierIds.length === 0) return out;
-  for (const row of await tierSummaries.all(db, { projectId, tierIds: [...new Set(tierIds)] })) {
-    out.set(row.tier_id, { redeemed: Number(row.redeemed), ordersAmount: Number(row.orders_amount), discountAmount: Number(row.discount_amount) });
+  for (const row of rows) {
+    out.set(row.tier_id as string, { redeemed: Number(row.redeemed), ordersAmount: Number(row.orders_amount), discountAmount: Number(row.discount_amount) });
   }
   return out;
 }

@@ -2,7 +2,9 @@ import { sql } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
 import type { DefinitionsView } from './definitions.ts';
 import { prepared } from './prepared.ts';
-import { lockedByOthers, type LockedAmounts } from './redemption-sessions.ts';
+import { readTogether } from './combined-reads.ts';
+import { tierSummariesOf, tierSummariesQuery, type TierSummary } from './promotion-tiers.ts';
+import { lockedAmountsOf, lockedByOthers, lockedByOthersQuery, type LockedAmounts } from './redemption-sessions.ts';
 import type { LockKind } from './schema.ts';
 import type { VoucherRow } from './vouchers.ts';
 import { projectCheck } from './id-lookups.ts';
@@ -119,7 +121,8 @@ export async function findVouchersAndLocks(
   lock: boolean,
   now: string,
   ownSessionKey: string | null,
-): Promise<{ rows: VoucherRow[]; locked: Map<string, LockedAmounts> }> {
+  tierIds: readonly string[] = [],
+): Promise<{ rows: VoucherRow[]; locked: Map<string, LockedAmounts>; tierSummaries: Map<string, TierSummary> | null }> {
   const codeKeys = [...new Set(names.flatMap((n) => (n.codeKey === null ? [] : [n.codeKey])))];
   if ((!lock || !isPostgres(db)) && codeKeys.length > 0 && codeKeys.length === names.length) {
     const rows = await liveVouchersWithLocks.all(db, { projectId, codeKeys, now, ownKey: ownSessionKey ?? undefined });
@@ -130,11 +133,19 @@ export async function findVouchersAndLocks(
       // voucher row read the members they name.
       for (const row of rows) locked.set(row.id, { quantity: Number(row.locked_quantity), credits: Number(row.locked_credits), points: Number(row.locked_points) });
       const plain: VoucherRow[] = [...rows];
-      return { rows: plain.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)), locked };
+      return { rows: plain.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)), locked, tierSummaries: null };
     }
   }
   const rows = await findVouchersForRedemption(db, projectId, names, lock);
-  return { rows, locked: await lockedByOthers(db, projectId, rows.map((r) => r.id), ownSessionKey, now) };
+  const voucherIds = rows.map((r) => r.id);
+  if (voucherIds.length === 0 || tierIds.length === 0) return { rows, locked: await lockedByOthers(db, projectId, voucherIds, ownSessionKey, now), tierSummaries: null };
+  // The reservations need a statement of their own here, and the summaries of the request's tiers (which
+  // its records show) can share it: neither is locked, and both are read after the vouchers' lock.
+  const [locks = [], summaries = []] = await readTogether(db, [
+    lockedByOthersQuery(db, projectId, voucherIds, ownSessionKey, now),
+    tierSummariesQuery(db, projectId, tierIds),
+  ]);
+  return { rows, locked: lockedAmountsOf(locks), tierSummaries: tierSummariesOf(summaries) };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { CompiledQuery } from 'kysely';
 import type { Executor } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { LockKind } from './schema.ts';
@@ -38,12 +39,23 @@ export async function lockedByOthers(
   ownKey: string | null,
   now: string,
 ): Promise<Map<string, LockedAmounts>> {
+  if (voucherIds.length === 0) return new Map();
+  return lockedAmountsOf((await db.executeQuery(lockedByOthersQuery(db, projectId, voucherIds, ownKey, now))).rows);
+}
+
+/** lockedByOthers' statement, to be sent with other reads (src/store/combined-reads.ts); voucherIds not empty. */
+export function lockedByOthersQuery(db: Executor, projectId: string, voucherIds: readonly string[], ownKey: string | null, now: string): CompiledQuery<Record<string, unknown>> {
+  return lockedAmounts.bind(db, { projectId, voucherIds: [...new Set(voucherIds)], now, ownKey: ownKey ?? undefined });
+}
+
+/** The rows of lockedByOthersQuery, per voucher. */
+export function lockedAmountsOf(rows: ReadonlyArray<Record<string, unknown>>): Map<string, LockedAmounts> {
   const out = new Map<string, LockedAmounts>();
-  if (voucherIds.length === 0) return out;
-  for (const row of await lockedAmounts.all(db, { projectId, voucherIds: [...new Set(voucherIds)], now, ownKey: ownKey ?? undefined })) {
-    const current = out.get(row.voucher_id) ?? { ...NONE };
-    current[row.kind] = Number(row.amount);
-    out.set(row.voucher_id, current);
+  for (const row of rows) {
+    const voucherId = row.voucher_id as string;
+    const current = out.get(voucherId) ?? { ...NONE };
+    current[row.kind as LockKind] = Number(row.amount);
+    out.set(voucherId, current);
   }
   return out;
 }

@@ -74,8 +74,17 @@ export function tierObject(
   };
 }
 
-/** Tier objects for several tiers with the lookups batched (one query per kind, not per tier). */
-export async function renderTiers(db: Executor, projectId: string, items: readonly TierWithCampaign[], defs?: DefinitionsView): Promise<PromotionTierObject[]> {
+/**
+ * Tier objects for several tiers with the lookups batched (one query per kind, not per tier).
+ * `summaries`: the tiers' summaries when the caller read them already (a tier absent from it has none).
+ */
+export async function renderTiers(
+  db: Executor,
+  projectId: string,
+  items: readonly TierWithCampaign[],
+  defs?: DefinitionsView,
+  summaries?: ReadonlyMap<string, TierSummary>,
+): Promise<PromotionTierObject[]> {
   if (items.length === 0) return [];
   const assignments = await assignmentsOfTiers(
     db,
@@ -91,13 +100,15 @@ export async function renderTiers(db: Executor, projectId: string, items: readon
     items.map((i) => i.tier.category_id).filter((id): id is string => id !== null),
     defs,
   );
-  const summaries = await findTierSummaries(
-    db,
-    projectId,
-    items.map((i) => i.tier.id),
-  );
+  const summaryOf =
+    summaries ??
+    (await findTierSummaries(
+      db,
+      projectId,
+      items.map((i) => i.tier.id),
+    ));
   return items.map(({ tier, campaign }) =>
-    tierObject(tier, campaign, byTier.get(tier.id) ?? [], tier.category_id !== null ? categories.get(tier.category_id) : undefined, summaries.get(tier.id) ?? EMPTY_TIER_SUMMARY),
+    tierObject(tier, campaign, byTier.get(tier.id) ?? [], tier.category_id !== null ? categories.get(tier.category_id) : undefined, summaryOf.get(tier.id) ?? EMPTY_TIER_SUMMARY),
   );
 }
 

@@ -176,7 +176,7 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
   const defs = await definitions(tx, actor.projectId);
   await assertMetadata(tx, actor.projectId, 'redemption', request.metadata, defs);
   if (request.order?.items) await assertItemsMetadata(tx, actor.projectId, request.order.items, defs);
-  const facts = await loadFacts(tx, deps.dialect, actor.projectId, now, request, customer, { lock: true, order: orderFacts, definitions: defs });
+  const facts = await loadFacts(tx, deps.dialect, actor.projectId, now, request, customer, { lock: true, order: orderFacts, definitions: defs, tierSummaries: true });
   const evaluation = evaluateRedeemables(facts.candidates, facts.order.start, facts.context);
   if (!evaluation.valid) throw new RedemptionRejected(facts, evaluation, null);
 
@@ -222,7 +222,7 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
   const map: OrderObject['redemptions'] = stored?.redemptions ?? {};
 
   const known = new Map(consumed.flatMap((c) => (c.voucherAfter ? [[c.voucherAfter.id, c.voucherAfter] as const] : [])));
-  const snapshots = await renderSnapshots(tx, deps, actor, consumed.map((c) => c.resolved), facts.definitions, known);
+  const snapshots = await renderSnapshots(tx, deps, actor, consumed.map((c) => c.resolved), facts.definitions, known, facts.tierSummaries);
   // The tier summaries are written last (below); the records show them with this redemption counted.
   for (const c of consumed) {
     const tier = c.effects.tier;

@@ -3,7 +3,7 @@ import { toCustomerObject } from '../../store/customers.ts';
 import type { Executor } from '../../store/db.ts';
 import type { VoucherRow } from '../../store/vouchers.ts';
 import type { DefinitionsView } from '../../store/definitions.ts';
-import { findTiersWithCampaign } from '../../store/promotion-tiers.ts';
+import { findTiersWithCampaign, type TierSummary } from '../../store/promotion-tiers.ts';
 import { findVouchersForRedemption } from '../../store/redemption-facts.ts';
 import { findRewardsByIds } from '../../store/rewards.ts';
 import type { Actor, Deps } from '../context.ts';
@@ -46,18 +46,25 @@ export async function voucherSnapshots(
   return out;
 }
 
-/** Tiers as they are now, with their campaigns. */
-export async function tierSnapshots(db: Executor, projectId: string, tierIds: readonly string[], defs?: DefinitionsView): Promise<Map<string, Record<string, unknown>>> {
+/** Tiers as they are now, with their campaigns; `summaries` as renderTiers takes them. */
+export async function tierSnapshots(
+  db: Executor,
+  projectId: string,
+  tierIds: readonly string[],
+  defs?: DefinitionsView,
+  summaries?: ReadonlyMap<string, TierSummary>,
+): Promise<Map<string, Record<string, unknown>>> {
   const out = new Map<string, Record<string, unknown>>();
   if (tierIds.length === 0) return out;
   const tiers = await findTiersWithCampaign(db, projectId, [...new Set(tierIds)], undefined, defs);
-  for (const tier of await renderTiers(db, projectId, tiers, defs)) out.set(tier.id, tier);
+  for (const tier of await renderTiers(db, projectId, tiers, defs, summaries)) out.set(tier.id, tier);
   return out;
 }
 
 /**
  * `defs`: the definitions the request read (its tiers, campaigns and categories come from there);
- * `known`: vouchers whose current row the caller holds already (the use it just made is all that changed).
+ * `known`: vouchers whose current row the caller holds already (the use it just made is all that changed);
+ * `tierSummaries`: the summaries of every tier in `items`, when the caller read them already (Facts).
  */
 export async function renderSnapshots(
   db: Executor,
@@ -66,10 +73,12 @@ export async function renderSnapshots(
   items: readonly Resolved[],
   defs?: DefinitionsView,
   known?: ReadonlyMap<string, VoucherRow>,
+  tierSummaries?: ReadonlyMap<string, TierSummary> | null,
 ): Promise<Snapshots> {
   const voucherItems = items.flatMap((r) => (r.kind === 'voucher' ? [r] : []));
   const tierItems = items.flatMap((r) => (r.kind === 'promotion_tier' ? [r] : []));
-  const out: Snapshots = { vouchers: new Map(), tiers: await tierSnapshots(db, actor.projectId, tierItems.map((r) => r.tier.tier.id), defs), rewards: new Map() };
+  const tiers = await tierSnapshots(db, actor.projectId, tierItems.map((r) => r.tier.tier.id), defs, tierSummaries ?? undefined);
+  const out: Snapshots = { vouchers: new Map(), tiers, rewards: new Map() };
   const vouchers = await voucherSnapshots(db, deps, actor, voucherItems.map((r) => r.voucher.id), defs, known);
   for (const item of voucherItems) {
     const object = vouchers.get(item.voucher.id);
