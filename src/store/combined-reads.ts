@@ -12,6 +12,16 @@ import { isPostgres, type Executor } from './db.ts';
 // driver would give a string (a PostgreSQL numeric, a bigint) may arrive as a number. Callers read them
 // with Number(), as they read those columns anyway.
 
+/**
+ * Adds the query's parameters to `parameters` (those of the statements before it in one combined
+ * statement) and returns its SQL with each `$n` renumbered after them.
+ */
+export function appendParameters(parameters: unknown[], query: CompiledQuery): string {
+  const offset = parameters.length;
+  parameters.push(...query.parameters);
+  return offset === 0 ? query.sql : query.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+}
+
 /** The rows of each query, in order; one round trip on PostgreSQL. */
 export async function readTogether(db: Executor, queries: readonly CompiledQuery[]): Promise<Array<Array<Record<string, unknown>>>> {
   if (!isPostgres(db) || queries.length < 2) {
@@ -20,12 +30,7 @@ export async function readTogether(db: Executor, queries: readonly CompiledQuery
     return out;
   }
   const parameters: unknown[] = [];
-  const columns = queries.map((query, i) => {
-    const offset = parameters.length;
-    parameters.push(...query.parameters);
-    const text = offset === 0 ? query.sql : query.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-    return `(select coalesce(json_agg(q), '[]'::json) from (${text}) as q) as r${i}`;
-  });
+  const columns = queries.map((query, i) => `(select coalesce(json_agg(q), '[]'::json) from (${appendParameters(parameters, query)}) as q) as r${i}`);
   const result = await db.executeQuery<Record<string, Array<Record<string, unknown>>>>(CompiledQuery.raw(`select ${columns.join(', ')}`, parameters));
   const row = result.rows[0];
   if (!row) throw new Error('a combined read answered no row');

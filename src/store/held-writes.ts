@@ -1,4 +1,5 @@
 import { CompiledQuery } from 'kysely';
+import { appendParameters } from './combined-reads.ts';
 import { isPostgres, type Executor } from './db.ts';
 
 // Writes sent together at the end of a transaction (PostgreSQL). Every statement costs a round trip to
@@ -93,11 +94,7 @@ function statementGroups(queries: readonly CompiledQuery[]): CompiledQuery[][] {
 /** `with w0 as (first), w1 as (second) … last`, each part's $n renumbered after the parts before it. */
 function combined(group: readonly CompiledQuery[]): CompiledQuery {
   const parameters: unknown[] = [];
-  const texts = group.map((query) => {
-    const offset = parameters.length;
-    parameters.push(...query.parameters);
-    return offset === 0 ? query.sql : query.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-  });
+  const texts = group.map((query) => appendParameters(parameters, query));
   const main = texts.pop() as string;
   return CompiledQuery.raw(`with ${texts.map((text, i) => `w${i} as (${text})`).join(', ')} ${main}`, parameters);
 }
