@@ -49,18 +49,57 @@ export function toOrderObject(row: OrderRow): OrderObject {
     total_discount_amount: Number(row.total_discount_amount),
     total_amount: Number(row.total_amount),
   };
-  // Three parts in member order, joined by Object.assign: members written after a spread are slow (src/lib/objects.ts).
-  return Object.assign(
-    { id: row.id, source_id: row.source_id, created_at: row.created_at, updated_at: row.updated_at, status: row.status },
-    calculatedAmounts(totals, orderLinesOf(row)),
+  return orderWithAmounts(
     {
+      id: row.id,
+      source_id: row.source_id,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      status: row.status,
       metadata: fromJson<Record<string, unknown>>(row.metadata, {}),
-      customer: row.customer_id === null ? null : { id: row.customer_id, object: 'customer' as const },
+      customer: row.customer_id === null ? null : { id: row.customer_id, object: 'customer' },
       customer_id: row.customer_id,
-      referrer: row.referrer_id === null ? null : { id: row.referrer_id, object: 'customer' as const },
+      referrer: row.referrer_id === null ? null : { id: row.referrer_id, object: 'customer' },
       referrer_id: row.referrer_id,
-      object: 'order' as const,
+      object: 'order',
       redemptions: fromJson<OrderObject['redemptions']>(row.redemptions, {}),
     },
+    calculatedAmounts(totals, orderLinesOf(row)),
   );
+}
+
+/**
+ * The order with the given amounts (and `order.redemptions`, when given), as one literal naming every
+ * member in wire order: an order copied member by member (Object.assign onto `{}`) has more members than
+ * V8 keeps in fast mode, and every later copy and serialisation of it is slower (src/lib/objects.ts).
+ */
+export function orderWithAmounts(
+  order: Omit<OrderObject, keyof CalculatedAmounts>,
+  amounts: CalculatedAmounts,
+  redemptions: OrderObject['redemptions'] = order.redemptions,
+): OrderObject {
+  return {
+    id: order.id,
+    source_id: order.source_id,
+    created_at: order.created_at,
+    updated_at: order.updated_at,
+    status: order.status,
+    amount: amounts.amount,
+    initial_amount: amounts.initial_amount,
+    discount_amount: amounts.discount_amount,
+    items_discount_amount: amounts.items_discount_amount,
+    total_discount_amount: amounts.total_discount_amount,
+    total_amount: amounts.total_amount,
+    applied_discount_amount: amounts.applied_discount_amount,
+    items_applied_discount_amount: amounts.items_applied_discount_amount,
+    total_applied_discount_amount: amounts.total_applied_discount_amount,
+    items: amounts.items,
+    metadata: order.metadata,
+    customer: order.customer,
+    customer_id: order.customer_id,
+    referrer: order.referrer,
+    referrer_id: order.referrer_id,
+    object: 'order',
+    redemptions,
+  };
 }

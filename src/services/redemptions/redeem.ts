@@ -19,7 +19,7 @@ import { takeReward } from '../../store/rewards.ts';
 import { withMembers } from '../../lib/objects.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { debitCredits, debitPoints } from '../ledger/ledger.ts';
-import type { OrderObject } from '../orders/order-object.ts';
+import { orderWithAmounts, type OrderObject } from '../orders/order-object.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { assertItemsMetadata, upsertOrderIn } from '../orders/orders.ts';
 import { convertReferral } from '../referrals/convert.ts';
@@ -158,8 +158,7 @@ function withTierRedemption(tier: Record<string, unknown>, added: { order_amount
 
 function orderSnapshot(order: OrderObject | null, state: DiscountState, applied: AppliedDiscounts, map: OrderObject['redemptions']): OrderObject | null {
   if (!order) return null;
-  // Object.assign, not a spread with members after it: see src/lib/objects.ts.
-  return Object.assign({}, order, calculatedAmounts(totalsOf(state), state.lines, applied), { redemptions: map });
+  return orderWithAmounts(order, calculatedAmounts(totalsOf(state), state.lines, applied), map);
 }
 
 async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedRequest): Promise<RedemptionResult> {
