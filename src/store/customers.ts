@@ -1,5 +1,5 @@
 import { withMembers } from '../lib/objects.ts';
-import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { noteCustomerLocked } from './customer-locks.ts';
 import { isPostgres, type Executor } from './db.ts';
 import { definitionsVersionColumn, rowWithDefinitions, type DefinitionsView } from './definitions.ts';
@@ -341,8 +341,17 @@ const lockedCustomerBySourceId = lockedCustomerBy('source_id');
  * (src/store/definitions.ts), so `definitions()` afterwards reads nothing.
  */
 export async function lockLiveCustomer(db: Executor, projectId: string, by: { id: string } | { sourceId: string }): Promise<CustomerRow | undefined> {
-  const found = 'id' in by ? await lockedCustomerById.first(db, { projectId, key: by.id }) : await lockedCustomerBySourceId.first(db, { projectId, key: by.sourceId });
-  const read = await rowWithDefinitions(db, projectId, found);
+  return lockedCustomerOf(db, projectId, (await db.executeQuery(lockedCustomerQuery(db, projectId, by))).rows);
+}
+
+/** lockLiveCustomer's statement, to be sent with another read (src/store/combined-reads.ts). */
+export function lockedCustomerQuery(db: Executor, projectId: string, by: { id: string } | { sourceId: string }): CompiledQuery {
+  return 'id' in by ? lockedCustomerById.bind(db, { projectId, key: by.id }) : lockedCustomerBySourceId.bind(db, { projectId, key: by.sourceId });
+}
+
+/** The customer lockLiveCustomer answers, from the rows of its statement. */
+export async function lockedCustomerOf(db: Executor, projectId: string, rows: readonly unknown[]): Promise<CustomerRow | undefined> {
+  const read = await rowWithDefinitions(db, projectId, rows[0] as (CustomerRow & { definitions_version: number | string | null }) | undefined);
   if (read) noteCustomerLocked(db, projectId, read.row.id);
   return read?.row;
 }

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type CompiledQuery, type ExpressionBuilder, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { COUNTED_STATUSES } from '../domain/orders/order-status.ts';
 import type { CatalogProduct, CatalogSku } from '../domain/orders/order-math.ts';
 import { isPostgres, type Db, type Executor } from './db.ts';
@@ -280,12 +280,7 @@ const productsByKeys = {
  * found, in at most two queries whatever the number of lines.
  */
 export async function findCatalogFacts(db: Executor, projectId: string, lookup: CatalogLookup): Promise<CatalogFacts> {
-  const facts: CatalogFacts = {
-    productsById: new Map(),
-    productsBySourceId: new Map(),
-    skusById: new Map(),
-    skusBySourceId: new Map(),
-  };
+  const facts = noCatalogFacts();
   const skuIds = unique(lookup.skuIds);
   const skuSourceIds = unique(lookup.skuSourceIds);
   if (skuIds.length > 0 || skuSourceIds.length > 0) {
@@ -305,21 +300,48 @@ export async function findCatalogFacts(db: Executor, projectId: string, lookup: 
   }
   const productIds = unique([...lookup.productIds, ...[...facts.skusById.values()].map((s) => s.product_id)]);
   const productSourceIds = unique(lookup.productSourceIds);
-  if (productIds.length > 0 || productSourceIds.length > 0) {
-    const rows = await byIdsOrSourceIds(productsByKeys, db, projectId, productIds, productSourceIds);
-    for (const row of rows) {
-      const product: CatalogProduct = {
-        id: row.id,
-        source_id: row.source_id,
-        name: row.name,
-        price: row.price === null ? null : Number(row.price),
-        metadata: fromJson(row.metadata, {}),
-      };
-      facts.productsById.set(product.id, product);
-      if (product.source_id !== null) facts.productsBySourceId.set(product.source_id, product);
-    }
-  }
+  if (productIds.length > 0 || productSourceIds.length > 0) addProducts(facts, await byIdsOrSourceIds(productsByKeys, db, projectId, productIds, productSourceIds));
   return facts;
+}
+
+/**
+ * The one statement of a lookup that names products only (no SKU, whose parents would need a second
+ * statement), to be sent with another read (src/store/combined-reads.ts); null when the lookup names no
+ * product or names a SKU. catalogOfProducts turns its rows into the facts findCatalogFacts answers.
+ */
+export function catalogProductsQuery(db: Executor, projectId: string, lookup: CatalogLookup): CompiledQuery | null {
+  if (lookup.skuIds.length > 0 || lookup.skuSourceIds.length > 0) return null;
+  const ids = unique(lookup.productIds);
+  const sourceIds = unique(lookup.productSourceIds);
+  if (sourceIds.length === 0) return ids.length === 0 ? null : productsByKeys.ids.bind(db, { projectId, ids });
+  if (ids.length === 0) return productsByKeys.sourceIds.bind(db, { projectId, sourceIds });
+  return productsByKeys.both.bind(db, { projectId, ids, sourceIds });
+}
+
+export function catalogOfProducts(rows: readonly Record<string, unknown>[]): CatalogFacts {
+  const facts = noCatalogFacts();
+  addProducts(facts, rows as readonly ProductFactsRow[]);
+  return facts;
+}
+
+type ProductFactsRow = { id: string; source_id: string | null; name: string | null; price: number | string | null; metadata: string };
+
+function noCatalogFacts(): CatalogFacts {
+  return { productsById: new Map(), productsBySourceId: new Map(), skusById: new Map(), skusBySourceId: new Map() };
+}
+
+function addProducts(facts: CatalogFacts, rows: readonly ProductFactsRow[]): void {
+  for (const row of rows) {
+    const product: CatalogProduct = {
+      id: row.id,
+      source_id: row.source_id,
+      name: row.name,
+      price: row.price === null ? null : Number(row.price),
+      metadata: fromJson(row.metadata, {}),
+    };
+    facts.productsById.set(product.id, product);
+    if (product.source_id !== null) facts.productsBySourceId.set(product.source_id, product);
+  }
 }
 
 /** GDPR erase: removes every order of one customer (as buyer); answers how many went. */

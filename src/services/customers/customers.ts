@@ -167,11 +167,15 @@ export async function resolveCustomerRow(
   deps: Deps,
   actor: Actor,
   ref: CustomerRef,
-  /** `lock`: hold the found customer's row until the transaction ends (PostgreSQL). */
-  options: { createIfMissing: boolean; lock?: boolean },
+  /**
+   * `lock`: hold the found customer's row until the transaction ends (PostgreSQL). `locked`: what
+   * store.lockLiveCustomer answered for this ref, read already with another statement.
+   */
+  options: { createIfMissing: boolean; lock?: boolean; locked?: { row: store.CustomerRow | undefined } },
 ): Promise<ResolvedCustomer> {
+  const lockedRead = async (by: { id: string } | { sourceId: string }) => (options.locked ? options.locked.row : store.lockLiveCustomer(tx, actor.projectId, by));
   if (ref.id) {
-    const row = options.lock ? await store.lockLiveCustomer(tx, actor.projectId, { id: ref.id }) : await store.findLiveCustomerById(tx, actor.projectId, ref.id);
+    const row = options.lock ? await lockedRead({ id: ref.id }) : await store.findLiveCustomerById(tx, actor.projectId, ref.id);
     if (!row) throw errors.notFound('customer', ref.id);
     return { row, created: false };
   }
@@ -187,7 +191,7 @@ export async function resolveCustomerRow(
     return insertOrFindWinner(tx, deps, actor, null, fields);
   }
   const existing = options.lock
-    ? await store.lockLiveCustomer(tx, actor.projectId, { sourceId: ref.source_id })
+    ? await lockedRead({ sourceId: ref.source_id })
     : await store.findLiveCustomerBySourceId(tx, actor.projectId, ref.source_id);
   if (existing) return { row: existing, created: false };
   if (!options.createIfMissing) throw errors.notFound('customer', ref.source_id);

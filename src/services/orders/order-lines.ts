@@ -1,6 +1,6 @@
 import { buildOrderLines, lineReferences, type CatalogRef, type LineCatalog, type OrderLine, type OrderLineInput } from '../../domain/orders/order-math.ts';
 import type { Executor } from '../../store/db.ts';
-import { findCatalogFacts, type CatalogFacts } from '../../store/orders.ts';
+import { findCatalogFacts, type CatalogFacts, type CatalogLookup } from '../../store/orders.ts';
 
 function values(refs: readonly (CatalogRef | null)[], by: CatalogRef['by']): string[] {
   return refs.flatMap((ref) => (ref?.by === by ? [ref.value] : []));
@@ -22,13 +22,22 @@ function lineCatalog(refs: ReturnType<typeof lineReferences>, facts: CatalogFact
  * catalog. Products or SKUs the catalog does not know are not an error: the line keeps what was sent
  * (vendor orders describe ad-hoc items such as shipping the same way).
  */
-export async function resolveOrderLines(db: Executor, projectId: string, items: readonly OrderLineInput[]): Promise<OrderLine[]> {
+export async function resolveOrderLines(db: Executor, projectId: string, items: readonly OrderLineInput[], catalog?: CatalogFacts): Promise<OrderLine[]> {
   const refs = items.map(lineReferences);
-  const facts = await findCatalogFacts(db, projectId, {
+  const facts = catalog ?? (await findCatalogFacts(db, projectId, lookupOf(refs)));
+  return buildOrderLines(items, refs.map((r) => lineCatalog(r, facts)));
+}
+
+/** What the catalog must answer for these items: resolveOrderLines reads it, or takes it read already. */
+export function catalogLookupOf(items: readonly OrderLineInput[]): CatalogLookup {
+  return lookupOf(items.map(lineReferences));
+}
+
+function lookupOf(refs: ReadonlyArray<ReturnType<typeof lineReferences>>): CatalogLookup {
+  return {
     productIds: values(refs.map((r) => r.product), 'id'),
     productSourceIds: values(refs.map((r) => r.product), 'source_id'),
     skuIds: values(refs.map((r) => r.sku), 'id'),
     skuSourceIds: values(refs.map((r) => r.sku), 'source_id'),
-  });
-  return buildOrderLines(items, refs.map((r) => lineCatalog(r, facts)));
+  };
 }

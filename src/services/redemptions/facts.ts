@@ -21,7 +21,7 @@ import type { CustomerRow } from '../../store/customers.ts';
 import type { Dialect, Executor } from '../../store/db.ts';
 import { definitions, type DefinitionsView } from '../../store/definitions.ts';
 import { fromJson } from '../../store/json.ts';
-import { findCatalogFacts, findOrderById, findOrderBySourceId, type OrderRow } from '../../store/orders.ts';
+import { findCatalogFacts, findOrderById, findOrderBySourceId, type CatalogFacts, type OrderRow } from '../../store/orders.ts';
 import { findStacksByIds, tierIdsOfStacks } from '../../store/promotion-stacks.ts';
 import { findTiersWithCampaign, type TierSummary, type TierWithCampaign } from '../../store/promotion-tiers.ts';
 import { findVouchersAndLocks, projectSettings, redemptionCounts } from '../../store/redemption-facts.ts';
@@ -179,7 +179,7 @@ function compiledRule(rule: ValidationRuleRow): CompiledEntry {
  * with the members sent overriding stored ones (reference 6.2 *Rec.*), else the order sent. Earlier
  * discounts of a stored order stay: a second redemption adds to them (reference 3.8).
  */
-export async function loadOrder(db: Executor, projectId: string, sent: CreateOrderInput | null, lock = false): Promise<OrderFacts> {
+export async function loadOrder(db: Executor, projectId: string, sent: CreateOrderInput | null, lock = false, catalog?: CatalogFacts): Promise<OrderFacts> {
   if (!sent) return { existing: null, sourceId: null, start: startState([], 0, null, null), present: false, metadata: {} };
   let existing: OrderRow | undefined;
   if (sent.id) {
@@ -189,7 +189,7 @@ export async function loadOrder(db: Executor, projectId: string, sent: CreateOrd
     existing = await findOrderBySourceId(db, projectId, sent.source_id, { forUpdate: lock });
   }
   const itemsSent = sent.items !== undefined && sent.items !== null;
-  const lines: OrderLine[] = itemsSent ? await resolveOrderLines(db, projectId, sent.items ?? []) : existing ? fromJson<OrderLine[]>(existing.items, []) : [];
+  const lines: OrderLine[] = itemsSent ? await resolveOrderLines(db, projectId, sent.items ?? [], catalog) : existing ? fromJson<OrderLine[]>(existing.items, []) : [];
   const stored = (value: number | null | undefined) => (value === null || value === undefined ? null : Number(value));
   const amount = sent.amount ?? (itemsSent ? null : stored(existing?.amount));
   const initial = sent.initial_amount ?? (itemsSent || sent.amount !== undefined ? null : stored(existing?.initial_amount));

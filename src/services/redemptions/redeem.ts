@@ -28,7 +28,7 @@ import { recordFailure } from './failures.ts';
 import { campaignOf, recordBase } from './record-base.ts';
 import { RedemptionRejected } from './rejection.ts';
 import { channelOf, insertRecords, type ParentEffects, type RecordInput, type RedeemableEffects, type RedemptionRecord } from './records.ts';
-import { engineRequest, ensureCustomer, type NormalisedRequest } from './request.ts';
+import { engineRequest, ensureCustomer, readCatalogAndCustomer, type NormalisedRequest } from './request.ts';
 import { entryLists, nonEmptyLists } from './responses.ts';
 import { renderSnapshots } from './snapshots.ts';
 
@@ -166,8 +166,9 @@ async function redeemIn(tx: Tx, deps: Deps, actor: Actor, request: NormalisedReq
   const orderKey = request.order?.id ?? request.order?.source_id ?? null;
   // One request per order at a time (reference 6.10): the order first, then customer, then vouchers.
   if (orderKey !== null) await lockOrderKey(tx, actor.projectId, orderKey);
-  const orderFacts = await loadOrder(tx, actor.projectId, request.order, true);
-  const customer = await ensureCustomer(tx, deps, actor, request.customerInput);
+  const early = await readCatalogAndCustomer(tx, actor.projectId, request.order, request.customerInput);
+  const orderFacts = await loadOrder(tx, actor.projectId, request.order, true, early?.catalog);
+  const customer = await ensureCustomer(tx, deps, actor, request.customerInput, early ?? undefined);
   if (customer.id !== null) await lockCustomer(tx, actor.projectId, customer.id);
   // A stored customer's statement read the definitions version (src/store/customers.ts lockLiveCustomer),
   // so this reads nothing then. Bad metadata is a bad request, not a failed redemption: the transaction

@@ -1,12 +1,16 @@
 import { errors } from '../../domain/errors.ts';
 import { DEFAULT_TTL, DEFAULT_TTL_UNIT } from '../../domain/redemptions/session.ts';
 import type { CustomerInput } from '../../api/customers.ts';
+import type { CreateOrderInput } from '../../api/orders.ts';
 import type { StackableInput } from '../../api/redemptions.ts';
-import { findLiveCustomerWithDefinitions, toCustomerObject, type CustomerRow } from '../../store/customers.ts';
+import { findLiveCustomerWithDefinitions, lockedCustomerOf, lockedCustomerQuery, toCustomerObject, type CustomerRow } from '../../store/customers.ts';
+import { readTogether } from '../../store/combined-reads.ts';
+import { catalogOfProducts, catalogProductsQuery, type CatalogFacts } from '../../store/orders.ts';
 import type { DefinitionsView } from '../../store/definitions.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import type { Actor, Deps } from '../context.ts';
 import { resolveCustomerRow } from '../customers/customers.ts';
+import { catalogLookupOf } from '../orders/order-lines.ts';
 import { NO_CUSTOMER, type CustomerFacts, type EngineRequest, type SessionRequest } from './facts.ts';
 import { simpleCustomer } from './records.ts';
 
@@ -67,8 +71,32 @@ export async function readCustomer(db: Executor, projectId: string, ref: Custome
  * The customer a redemption names, created from the data sent when its source_id is unknown. A customer
  * found is locked as it is read: the redemption locks it before it writes anyway.
  */
-export async function ensureCustomer(tx: Tx, deps: Deps, actor: Actor, ref: CustomerInput | null): Promise<CustomerFacts> {
+export async function ensureCustomer(tx: Tx, deps: Deps, actor: Actor, ref: CustomerInput | null, early?: EarlyReads): Promise<CustomerFacts> {
   if (!ref) return { id: null, row: null, simple: null, metadata: {}, present: false };
-  const { row } = await resolveCustomerRow(tx, deps, actor, ref, { createIfMissing: true, lock: true });
+  const { row } = await resolveCustomerRow(tx, deps, actor, ref, { createIfMissing: true, lock: true, ...(early ? { locked: early.customer } : {}) });
   return factsOf(row);
+}
+
+/** The order's catalog and the customer's locked row, read in one statement by readCatalogAndCustomer. */
+export interface EarlyReads {
+  catalog: CatalogFacts;
+  customer: { row: CustomerRow | undefined };
+}
+
+/**
+ * A redemption's first two reads in one round trip on PostgreSQL (src/store/combined-reads.ts): the
+ * products its order's items name, and its customer, locked (the statement ensureCustomer would send:
+ * by id when the request gives one, else by source_id). The products were read before the customer's
+ * lock and need nothing from it, so one snapshot serves both. Null when either read is not needed or
+ * takes more than one statement (items naming SKUs), and for an order the request names by id or
+ * source_id: that order is locked first (reference 6.10), before the customer. SQLite sends the same
+ * two statements one after the other, as before.
+ */
+export async function readCatalogAndCustomer(tx: Tx, projectId: string, order: CreateOrderInput | null, ref: CustomerInput | null): Promise<EarlyReads | null> {
+  if (!order?.items || order.id || order.source_id || !ref) return null;
+  const by = ref.id ? { id: ref.id } : ref.source_id ? { sourceId: ref.source_id } : null;
+  const products = by ? catalogProductsQuery(tx, projectId, catalogLookupOf(order.items)) : null;
+  if (!by || !products) return null;
+  const [productRows = [], customerRows = []] = await readTogether(tx, [products, lockedCustomerQuery(tx, projectId, by)]);
+  return { catalog: catalogOfProducts(productRows), customer: { row: await lockedCustomerOf(tx, projectId, customerRows) } };
 }
