@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { BROWSER_MISSING, ensureConsoleBuilt, openBrowser, screenshot, type Browser } from '../helpers/browser.ts';
+import { BROWSER_MISSING, ensureConsoleBuilt, openBrowser, screenshot, waitForCondition, type Browser } from '../helpers/browser.ts';
 import { cockpitShop, ok, type CockpitShop } from '../helpers/cockpit.ts';
 
 // The customer cockpit in a real browser at phone width, opened from the link in the customer object as
@@ -64,7 +64,7 @@ describe('customer cockpit in the browser', { skip: BROWSER_MISSING }, () => {
       const image = coupons.getByRole('img', { name });
       await image.waitFor();
       // Drawn, not broken: the browser decoded the image the API sent.
-      await page.waitForFunction(`[...document.images].some((i) => i.alt === ${JSON.stringify(name)} && i.complete && i.naturalWidth > 0)`);
+      await waitForCondition(page, `[...document.images].some((i) => i.alt === ${JSON.stringify(name)} && i.complete && i.naturalWidth > 0)`);
     }
     await coupons.getByRole('img', { name: `QR code of ${shop.coupon}` }).scrollIntoViewIfNeeded();
     await screenshot(page, 'cockpit-phone-coupon-codes', { fullPage: false });

@@ -53,3 +53,17 @@ export async function screenshot(page: Page, name: string, options: { fullPage?:
   await page.screenshot({ path, fullPage: options.fullPage ?? true });
   return path;
 }
+
+/**
+ * Waits until `expression` is true in the page. Unlike page.waitForFunction, whose polling evaluates the
+ * text inside the page, each check is sent from here (as page.evaluate is), so a page whose Content
+ * Security Policy forbids eval — the cockpit's — can be waited on too: waitForFunction passed there only
+ * when its first check, which is sent from here, already found the condition true.
+ */
+export async function waitForCondition(page: Page, expression: string, timeout = 10_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
