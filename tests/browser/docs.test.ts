@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { BROWSER_MISSING, CHROMIUM } from '../helpers/browser.ts';
+import { BROWSER_MISSING, CHROMIUM, waitForCondition } from '../helpers/browser.ts';
 
 // README "API reference": /docs in a real browser (Debian's chromium driven by Playwright; no browser is
 // downloaded). The page shows content at once, then Redoc's reference with search, request and response
@@ -87,7 +87,8 @@ describe('/docs in a browser', { skip: BROWSER_MISSING, timeout: 600_000 }, () =
     assert.match((await hit.textContent()) ?? '', /send a FAILED or SUCCEEDED delivery again/i);
     await page.screenshot({ path: join(screenshots, 'docs-search.png') });
     await hit.click();
-    await page.waitForFunction('location.hash.includes("resendWebhookDelivery")', undefined, { timeout: 10_000 });
+    // Checked from here: the page's Content Security Policy refuses waitForFunction's in-page polling.
+    await waitForCondition(page, 'location.hash.includes("resendWebhookDelivery")');
 
     // Request and response samples of an operation.
     await page.goto(`${t.url}/docs#operation/createCustomer`);
