@@ -241,10 +241,15 @@ type KeyedQueries<R> = {
   both: PreparedQuery<{ projectId: string; ids: string[]; sourceIds: string[] }, R>;
 };
 
-function byIdsOrSourceIds<R>(queries: KeyedQueries<R>, db: Executor, projectId: string, ids: string[], sourceIds: string[]): Promise<R[]> {
-  if (sourceIds.length === 0) return queries.ids.all(db, { projectId, ids });
-  if (ids.length === 0) return queries.sourceIds.all(db, { projectId, sourceIds });
-  return queries.both.all(db, { projectId, ids, sourceIds });
+async function byIdsOrSourceIds<R>(queries: KeyedQueries<R>, db: Executor, projectId: string, ids: string[], sourceIds: string[]): Promise<R[]> {
+  return (await db.executeQuery(keyedQuery(queries, db, projectId, ids, sourceIds))).rows;
+}
+
+/** The statement byIdsOrSourceIds sends: by ids, by source ids, or both lookups in one. */
+function keyedQuery<R>(queries: KeyedQueries<R>, db: Executor, projectId: string, ids: string[], sourceIds: string[]): CompiledQuery<R> {
+  if (sourceIds.length === 0) return queries.ids.bind(db, { projectId, ids });
+  if (ids.length === 0) return queries.sourceIds.bind(db, { projectId, sourceIds });
+  return queries.both.bind(db, { projectId, ids, sourceIds });
 }
 
 // By ids, the project is a check on the rows found (./id-lookups.ts); by source ids it is the index's first
@@ -313,9 +318,7 @@ export function catalogProductsQuery(db: Executor, projectId: string, lookup: Ca
   if (lookup.skuIds.length > 0 || lookup.skuSourceIds.length > 0) return null;
   const ids = unique(lookup.productIds);
   const sourceIds = unique(lookup.productSourceIds);
-  if (sourceIds.length === 0) return ids.length === 0 ? null : productsByKeys.ids.bind(db, { projectId, ids });
-  if (ids.length === 0) return productsByKeys.sourceIds.bind(db, { projectId, sourceIds });
-  return productsByKeys.both.bind(db, { projectId, ids, sourceIds });
+  return ids.length === 0 && sourceIds.length === 0 ? null : keyedQuery(productsByKeys, db, projectId, ids, sourceIds);
 }
 
 export function catalogOfProducts(rows: readonly Record<string, unknown>[]): CatalogFacts {
