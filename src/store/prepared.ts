@@ -33,7 +33,14 @@ type Slot = { constant: unknown } | { name: string; index: number | null; key: s
 interface Compiled {
   query: CompiledQuery;
   slots: Slot[];
+  /** The structure of the arguments it was compiled for (variantKey's, without building the key). */
+  shape: ArgShape[];
+  /** The compiled parameter list with these arguments' values in the slots (compiledBinder). */
+  parameters: (args: Args) => unknown[];
 }
+
+/** One argument's structure: absent, a value, a row (its defined keys) or a list (its items' defined keys, null for values). */
+type ArgShape = { name: string; absent: boolean; keys: readonly string[] | null; items: ReadonlyArray<readonly string[] | null> | null };
 
 function isRow(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -104,11 +111,82 @@ function compile<A extends Args>(db: Executor, build: (db: Db, p: A) => Compilab
       throw new Error(`prepared query argument "${name}" is not a parameter of the compiled query`);
     }
   }
-  return { query, slots };
+  return { query, slots, shape: shapeOf(args), parameters: compiledBinder(slots) };
 }
 
-function variantKey(db: Executor, args: Args): string {
-  let key = isPostgres(db) ? 'pg' : 'sqlite';
+function definedKeyList(row: Record<string, unknown>): string[] {
+  const keys: string[] = [];
+  for (const key in row) if (row[key] !== undefined) keys.push(key);
+  return keys;
+}
+
+function shapeOf(args: Args): ArgShape[] {
+  const shape: ArgShape[] = [];
+  for (const name in args) {
+    const value = args[name];
+    if (Array.isArray(value)) shape.push({ name, absent: false, keys: null, items: value.map((item) => (isRow(item) ? definedKeyList(item) : null)) });
+    else shape.push({ name, absent: value === undefined, keys: isRow(value) ? definedKeyList(value) : null, items: null });
+  }
+  return shape;
+}
+
+function hasKeys(row: unknown, keys: readonly string[] | null): boolean {
+  if (keys === null) return !isRow(row);
+  if (!isRow(row)) return false;
+  let i = 0;
+  for (const key in row) {
+    if (row[key] === undefined) continue;
+    if (keys[i] !== key) return false;
+    i += 1;
+  }
+  return i === keys.length;
+}
+
+/**
+ * Whether `args` has the structure `shape` was taken from: then variantKey would name the same variant.
+ * Walks the arguments as variantKey does, comparing instead of building the key's text (for a
+ * redemption's three 38-column records that text is about 1 KB, built and hashed on every run).
+ */
+function hasShape(args: Args, shape: readonly ArgShape[]): boolean {
+  let i = 0;
+  for (const name in args) {
+    const expected = shape[i];
+    i += 1;
+    if (expected === undefined || expected.name !== name) return false;
+    const value = args[name];
+    if (value === undefined) {
+      if (!expected.absent) return false;
+    } else if (Array.isArray(value)) {
+      const items = expected.items;
+      if (items === null || items.length !== value.length) return false;
+      for (let j = 0; j < value.length; j++) if (!hasKeys(value[j], items[j] ?? null)) return false;
+    } else if (expected.absent || expected.items !== null || !hasKeys(value, expected.keys)) {
+      return false;
+    }
+  }
+  return i === shape.length;
+}
+
+/**
+ * The parameter list of a compiled variant as one function, `(a) => [c[0], a["rows"][0]["id"], …]` (each value checked as assertPlain does):
+ * each run fills it in one pass instead of interpreting the slots. Names and keys are written as JSON
+ * strings, so any name is a quoted member access.
+ */
+function compiledBinder(slots: readonly Slot[]): (args: Args) => unknown[] {
+  const constants: unknown[] = [];
+  const parts = slots.map((slot) => {
+    if ('constant' in slot) return `c[${constants.push(slot.constant) - 1}]`;
+    let access = `a[${JSON.stringify(slot.name)}]`;
+    if (slot.index !== null) access += `[${slot.index}]`;
+    if (slot.key !== null) access += `[${JSON.stringify(slot.key)}]`;
+    return `(v = ${access}, typeof v === 'object' && v !== null ? f(v, ${JSON.stringify(slot.name)}) : v)`;
+  });
+  const make = new Function('c', 'f', `return (a) => { let v; return [${parts.join(', ')}]; };`) as (c: unknown[], f: typeof assertPlain) => (args: Args) => unknown[];
+  return make(constants, assertPlain);
+}
+
+function variantKey(dialect: 'pg' | 'sqlite', args: Args): string {
+  let key: string = dialect;
   for (const name in args) {
     const value = args[name];
     if (value === undefined) {
@@ -141,25 +219,24 @@ export interface PreparedQuery<A extends Args, R> {
 
 export function prepared<A extends Args, R>(build: (db: Db, p: A) => Compilable<R>): PreparedQuery<A, R> {
   const variants = new Map<string, Compiled>();
+  // The variant of the last run, per dialect: most call sites run one shape over and over.
+  const last: { pg: Compiled | null; sqlite: Compiled | null } = { pg: null, sqlite: null };
   const compiledFor = (db: Executor, args: A): Compiled => {
-    const key = variantKey(db, args);
+    const dialect = isPostgres(db) ? 'pg' : 'sqlite';
+    const recent = last[dialect];
+    if (recent !== null && hasShape(args, recent.shape)) return recent;
+    const key = variantKey(dialect, args);
     let compiled = variants.get(key);
     if (compiled === undefined) {
       compiled = compile(db, build, args);
       if (variants.size < MAX_VARIANTS) variants.set(key, compiled);
     }
+    last[dialect] = compiled;
     return compiled;
   };
   const bind = (db: Executor, args: A): CompiledQuery<R> => {
-    const { query, slots } = compiledFor(db, args);
-    const parameters = slots.map((slot) => {
-      if ('constant' in slot) return slot.constant;
-      const list = slot.index === null ? args[slot.name] : (args[slot.name] as unknown[])[slot.index];
-      const value = slot.key === null ? list : (list as Record<string, unknown>)[slot.key];
-      assertPlain(value, slot.name);
-      return value;
-    });
-    return { ...query, parameters } as CompiledQuery<R>;
+    const { query, parameters } = compiledFor(db, args);
+    return { ...query, parameters: parameters(args) } as CompiledQuery<R>;
   };
   const run = async (db: Executor, args: A): Promise<QueryResult<R>> => db.executeQuery<R>(bind(db, args));
   return {

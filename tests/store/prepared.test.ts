@@ -115,6 +115,41 @@ describe('prepared queries', () => {
     assert.deepEqual(await hierarchyOf.first(handle.db, { id: 'cat_r1' }), { name: 'renamed r1', hierarchy: 70, updated_at: null });
   });
 
+  test('runs that alternate structures each bind under their own (the last structure is reused only when it matches)', async () => {
+    const row = (id: string, hierarchy: number) => ({ id, project_id: 'proj_2', name: id, hierarchy, created_at: CREATED });
+    // Same keys, then one left undefined, then an extra key, then more rows, then the first structure again.
+    await insertCategories.run(handle.db, { rows: [row('cat_s1', 11)] });
+    await insertCategories.run(handle.db, { rows: [{ ...row('cat_s2', 12), updated_at: undefined }] });
+    await insertCategories.run(handle.db, { rows: [{ ...row('cat_s3', 13), updated_at: '2026-03-03T00:00:00.000Z' }] });
+    await insertCategories.run(handle.db, { rows: [row('cat_s4', 14), { ...row('cat_s5', 15), updated_at: '2026-05-05T00:00:00.000Z' }, row('cat_s6', 16)] });
+    await insertCategories.run(handle.db, { rows: [row('cat_s7', 17)] });
+    const stored = await handle.db.selectFrom('categories').select(['id', 'hierarchy', 'updated_at']).where('id', 'like', 'cat_s%').orderBy('id').execute();
+    assert.deepEqual(stored, [
+      { id: 'cat_s1', hierarchy: 11, updated_at: null },
+      { id: 'cat_s2', hierarchy: 12, updated_at: null },
+      { id: 'cat_s3', hierarchy: 13, updated_at: '2026-03-03T00:00:00.000Z' },
+      { id: 'cat_s4', hierarchy: 14, updated_at: null },
+      { id: 'cat_s5', hierarchy: 15, updated_at: '2026-05-05T00:00:00.000Z' },
+      { id: 'cat_s6', hierarchy: 16, updated_at: null },
+      { id: 'cat_s7', hierarchy: 17, updated_at: null },
+    ]);
+    // A set of columns whose keys come in another order or another number.
+    await patchCategory.run(handle.db, { projectId: 'proj_2', id: 'cat_s1', patch: { name: 'n1', hierarchy: 21 } });
+    await patchCategory.run(handle.db, { projectId: 'proj_2', id: 'cat_s2', patch: { hierarchy: 22, name: 'n2' } });
+    await patchCategory.run(handle.db, { projectId: 'proj_2', id: 'cat_s3', patch: { name: 'n3' } });
+    const patched = await handle.db.selectFrom('categories').select(['id', 'name', 'hierarchy']).where('id', 'in', ['cat_s1', 'cat_s2', 'cat_s3']).orderBy('id').execute();
+    assert.deepEqual(patched, [
+      { id: 'cat_s1', name: 'n1', hierarchy: 21 },
+      { id: 'cat_s2', name: 'n2', hierarchy: 22 },
+      { id: 'cat_s3', name: 'n3', hierarchy: 13 },
+    ]);
+    // An object in a value's place is refused on a structure just run with plain values too.
+    await assert.rejects(
+      patchCategory.run(handle.db, { projectId: 'proj_2', id: 'cat_s3', patch: { name: { text: 'n' } as unknown as string } }),
+      /plain value/,
+    );
+  });
+
   test('an expression passed as an argument is refused (it belongs in the build)', async () => {
     await assert.rejects(patchCategory.run(handle.db, { projectId: 'proj_2', id: 'cat_r1', patch: { hierarchy: sql<number>`hierarchy + 1` as unknown as number } }), /plain value/);
   });
