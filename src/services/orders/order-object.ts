@@ -39,8 +39,10 @@ export function orderLinesOf(row: OrderRow): OrderLine[] {
 /**
  * A stored order as the API shows it. Nothing is applied by reading or by the order endpoints, so the
  * request-scoped `applied_*` amounts are 0; the redemption engine answers its own calculation instead.
+ * `lines`: the lines the row's `items` were just serialised from, when the caller holds them (the order
+ * a redemption writes): they need not be parsed back.
  */
-export function toOrderObject(row: OrderRow): OrderObject {
+export function toOrderObject(row: OrderRow, lines: readonly OrderLine[] = orderLinesOf(row)): OrderObject {
   const totals = {
     amount: Number(row.amount),
     initial_amount: Number(row.initial_amount),
@@ -64,7 +66,7 @@ export function toOrderObject(row: OrderRow): OrderObject {
       object: 'order',
       redemptions: fromJson<OrderObject['redemptions']>(row.redemptions, {}),
     },
-    calculatedAmounts(totals, orderLinesOf(row)),
+    calculatedAmounts(totals, lines),
   );
 }
 

@@ -198,7 +198,8 @@ async function afterWrite(
   const { paidCandidate, others } = statusEvents(before?.status ?? null, after.status);
   const firstPayment = paidOnInsert || (paidCandidate && (await store.markOrderPaid(tx, actor.projectId, after.id, deps.clock.now().toISOString())));
 
-  const order = toOrderObject(after);
+  // The row's items were serialised from options.lines when given (nextState).
+  const order = toOrderObject(after, options.lines);
   if (options.imported) {
     const event = makeEvent(deps, actor, { type: 'order.imported', customerId: order.customer_id, entityId: order.id, data: { order, customer_id: order.customer_id } });
     await appendEvents(tx, [event]);
@@ -310,6 +311,6 @@ export async function listOrders(deps: Deps, actor: Actor, query: ListOrdersInpu
   const limit = query.limit ?? 10;
   const page = query.page ?? 1;
   const result = await store.listOrders(deps.db, { projectId: actor.projectId, limit, offset: (page - 1) * limit, sort, descending });
-  return { object: 'list', data_ref: 'orders', orders: result.rows.map(toOrderObject), total: result.total };
+  return { object: 'list', data_ref: 'orders', orders: result.rows.map((row) => toOrderObject(row)), total: result.total };
 }
 
