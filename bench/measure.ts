@@ -38,7 +38,7 @@ export interface WalResult {
   /** PostgreSQL: the cluster's idle WAL rate, already subtracted (B/s). */
   backgroundPerSecond: number | null;
   /** SQLite with --profile: frames per request by table or index, most first (bench/wal.ts). */
-  framesPerRequest?: Array<{ object: string; frames: number }>;
+  framesPerRequest?: Array<{ object: string; frames: number; pages: number }>;
 }
 
 export interface WarmupPolicy {
@@ -136,7 +136,7 @@ export async function walWindow(servers: readonly ProbedServer[], make: RequestM
       bytesPerRequest: perRequest(reading.bytes),
       requests: load.ok,
       backgroundPerSecond: reading.backgroundPerSecond,
-      ...(reading.frames ? { framesPerRequest: reading.frames.map((f) => ({ object: f.object, frames: perRequest(f.frames) })) } : {}),
+      ...(reading.frames ? { framesPerRequest: reading.frames.map((f) => ({ object: f.object, frames: perRequest(f.frames), pages: perRequest(f.pages) })) } : {}),
     };
   } finally {
     await meter.close();

@@ -238,7 +238,9 @@ async function runScenarios(db: ThrowawayDatabase, servers: ProbedServer[], pool
     );
     log(`      ${formatCost(row)}`);
     if (wal?.framesPerRequest) {
-      log(`      WAL frames per request by table/index: ${wal.framesPerRequest.filter((f) => f.frames >= 0.5).map((f) => `${f.object} ${f.frames.toFixed(1)}`).join(', ')}`);
+      // Distinct pages next to frames: a page written again (by a later group, or twice in one) counts once in pages.
+      const shown = wal.framesPerRequest.filter((f) => f.frames >= 0.5);
+      log(`      WAL frames (distinct pages) per request by table/index: ${shown.map((f) => `${f.object} ${f.frames.toFixed(1)} (${f.pages.toFixed(1)})`).join(', ')}`);
     }
     const lastRound = warmup.cpuUsPerRound[warmup.cpuUsPerRound.length - 1];
     if (lastRound !== undefined && cost.cpuUs < 0.9 * lastRound) log(`      note: the window cost ${((1 - cost.cpuUs / lastRound) * 100).toFixed(0)} % less CPU per request than the last warm-up round`);
