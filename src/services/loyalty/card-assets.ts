@@ -19,27 +19,9 @@ function sign(deps: Pick<Deps, 'pepper'>, kind: AssetKind, payload: string): str
   return createHmac('sha256', deps.pepper).update(`voucher-asset:${kind}:${payload}`).digest('base64url').slice(0, 22);
 }
 
-/**
- * Asset ids made lately, by kind, project and voucher: every voucher object carries two, and signing them
- * cost a redemption (about four) and GET voucher (two) a few microseconds each. The id of a voucher never
- * changes under one secret, so the cache holds only what would be computed again; it is dropped when the
- * secret differs (another app in the same process) and its oldest entry goes when it is full.
- */
-const MAX_CACHED_ASSET_IDS = 10_000;
-let cachedAssetIds: { pepper: string; ids: Map<string, string> } = { pepper: '', ids: new Map() };
-
 export function assetId(deps: Pick<Deps, 'pepper'>, kind: AssetKind, projectId: string, voucherId: string): string {
-  if (cachedAssetIds.pepper !== deps.pepper) cachedAssetIds = { pepper: deps.pepper, ids: new Map() };
-  const { ids } = cachedAssetIds;
-  const key = `${kind}:${projectId}:${voucherId}`;
-  let id = ids.get(key);
-  if (id === undefined) {
-    const payload = `${projectId}:${voucherId}`;
-    id = `${Buffer.from(payload, 'utf8').toString('base64url')}.${sign(deps, kind, payload)}`;
-    if (ids.size >= MAX_CACHED_ASSET_IDS) ids.delete(ids.keys().next().value as string);
-    ids.set(key, id);
-  }
-  return id;
+  const payload = `${projectId}:${voucherId}`;
+  return `${Buffer.from(payload, 'utf8').toString('base64url')}.${sign(deps, kind, payload)}`;
 }
 
 /** The project and voucher an asset id names, or null when the id was not made by this installation. */
