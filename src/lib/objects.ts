@@ -27,7 +27,13 @@ interface Shape {
 /** Shapes come from code, so there are few; a cap keeps an unforeseen source of shapes from growing it. */
 const MAX_SHAPES = 512;
 const SMALL = 16;
-const shapes = new Map<string, Shape>();
+/**
+ * Shapes by a short signature (the number of base members, the first and last of them, the member names):
+ * joining every name of a wide base on every copy cost more than the copy. Shapes whose signatures agree
+ * share a bucket, searched by comparing the whole lists.
+ */
+const shapes = new Map<string, Shape[]>();
+let shapeCount = 0;
 
 /** `{ ...base, ...members }`: base's members in their order with members' values, then members' new ones. */
 export function withMembers<B extends object, M extends object>(base: B, members: M): Omit<B, keyof M> & M {
@@ -39,17 +45,22 @@ export function withMembers<B extends object, M extends object>(base: B, members
   // copies it as a member.
   if (baseKeys.includes('__proto__') || memberKeys.includes('__proto__')) return { ...base, ...members };
   if (baseKeys.length + memberKeys.length <= SMALL) return Object.assign({}, base, members);
-  const name = `${baseKeys.join(',')}|${memberKeys.join(',')}`;
-  let shape = shapes.get(name);
+  const signature = `${baseKeys.length}\u0000${baseKeys[0]}\u0000${baseKeys[baseKeys.length - 1]}\u0000${memberKeys.join('\u0000')}`;
+  let bucket = shapes.get(signature);
+  let shape = bucket === undefined ? undefined : findShape(bucket, baseKeys, memberKeys);
   if (shape === undefined) {
-    if (shapes.size >= MAX_SHAPES) return { ...base, ...members };
+    if (shapeCount >= MAX_SHAPES) return { ...base, ...members };
     shape = { baseKeys, memberKeys, build: compile(baseKeys, memberKeys) };
-    shapes.set(name, shape);
-  } else if (!sameKeys(shape.baseKeys, baseKeys) || !sameKeys(shape.memberKeys, memberKeys)) {
-    // Two lists joined into one name (a member name with a comma in it): not this shape.
-    return { ...base, ...members };
+    if (bucket === undefined) shapes.set(signature, (bucket = []));
+    bucket.push(shape);
+    shapeCount += 1;
   }
   return shape.build(base, members) as Omit<B, keyof M> & M;
+}
+
+function findShape(bucket: readonly Shape[], baseKeys: readonly string[], memberKeys: readonly string[]): Shape | undefined {
+  for (const shape of bucket) if (sameKeys(shape.baseKeys, baseKeys) && sameKeys(shape.memberKeys, memberKeys)) return shape;
+  return undefined;
 }
 
 /**

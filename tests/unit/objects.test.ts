@@ -39,6 +39,19 @@ describe('object helpers', () => {
     for (const [base, members] of cases) assert.deepEqual(withMembers(base, members), { ...base, ...members });
   });
 
+  test('withMembers tells apart shapes of one size whose first and last members agree', () => {
+    // The shapes are found by their size, first and last base member and member names, then compared whole.
+    const shape = (middle: string[]) => Object.fromEntries(['first', ...middle, ...Array.from({ length: 18 }, (_, i) => `m${i}`), 'last'].map((k, i) => [k, i]));
+    const bases = [shape(['x', 'y']), shape(['y', 'x']), shape(['x', 'z']), shape(['x', 'y'])];
+    for (let round = 0; round < 2; round++) {
+      for (const base of bases) {
+        const copy = withMembers(base, { extra: round });
+        assert.deepEqual(Object.keys(copy), [...Object.keys(base), 'extra']);
+        assert.deepEqual(copy, { ...base, extra: round });
+      }
+    }
+  });
+
   test('withMembers keeps a member named __proto__ a member and the prototype untouched', () => {
     const base = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as Record<string, unknown>;
     const copy = withMembers(base, { b: 2 }) as Record<string, unknown>;
