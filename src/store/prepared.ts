@@ -32,7 +32,6 @@ type Slot = { constant: unknown } | { name: string; index: number | null; key: s
 
 interface Compiled {
   query: CompiledQuery;
-  slots: Slot[];
   /** The structure of the arguments it was compiled for (variantKey's, without building the key). */
   shape: ArgShape[];
   /** The compiled parameter list with these arguments' values in the slots (compiledBinder). */
@@ -93,11 +92,6 @@ function parseSlot(value: unknown): Slot {
   return { name: match?.[1] ?? '', index: match?.[2] === undefined ? null : Number(match[2]), key: match?.[3] ?? null };
 }
 
-function definedKeys(row: Record<string, unknown>): string {
-  let keys = '';
-  for (const key in row) if (row[key] !== undefined) keys += `${key},`;
-  return keys;
-}
 
 function compile<A extends Args>(db: Executor, build: (db: Db, p: A) => Compilable<unknown>, args: A): Compiled {
   const query = build(db as Db, placeholdersFor(args) as A).compile();
@@ -111,7 +105,7 @@ function compile<A extends Args>(db: Executor, build: (db: Db, p: A) => Compilab
       throw new Error(`prepared query argument "${name}" is not a parameter of the compiled query`);
     }
   }
-  return { query, slots, shape: shapeOf(args), parameters: compiledBinder(slots) };
+  return { query, shape: shapeOf(args), parameters: compiledBinder(slots) };
 }
 
 function definedKeyList(row: Record<string, unknown>): string[] {
@@ -168,9 +162,9 @@ function hasShape(args: Args, shape: readonly ArgShape[]): boolean {
 }
 
 /**
- * The parameter list of a compiled variant as one function, `(a) => [c[0], a["rows"][0]["id"], …]` (each value checked as assertPlain does):
- * each run fills it in one pass instead of interpreting the slots. Names and keys are written as JSON
- * strings, so any name is a quoted member access.
+ * The parameter list of a compiled variant as one function, `(a) => [c[0], a["rows"][0]["id"], …]`, each
+ * value checked as assertPlain does: a run fills it in one pass instead of interpreting the slots. Names
+ * and keys are written as JSON strings, so any name is a quoted member access.
  */
 function compiledBinder(slots: readonly Slot[]): (args: Args) => unknown[] {
   const constants: unknown[] = [];
@@ -193,9 +187,9 @@ function variantKey(dialect: 'pg' | 'sqlite', args: Args): string {
       key += `|${name}:absent`;
     } else if (Array.isArray(value)) {
       key += `|${name}:${value.length}`;
-      for (const item of value) if (isRow(item)) key += `(${definedKeys(item)})`;
+      for (const item of value) if (isRow(item)) key += `(${definedKeyList(item).join(',')},)`;
     } else if (isRow(value)) {
-      key += `|${name}(${definedKeys(value)})`;
+      key += `|${name}(${definedKeyList(value).join(',')},)`;
     }
   }
   return key;
