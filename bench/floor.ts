@@ -5,6 +5,7 @@ import { startCheckpointer, WalDurability } from '../src/store/sqlite-durability
 import { benchOrder, type Fixtures } from './fixtures.ts';
 import type { Probe } from './probe.ts';
 import { customerSourceId } from './seed.ts';
+import { hostCost, hostSnapshot, type HostCost } from './host-cpu.ts';
 import { IdMaker, RowTemplate } from './template.ts';
 import { postgresWalMeter, sqliteWalMeter, type WalReading } from './wal.ts';
 
@@ -40,6 +41,8 @@ export interface FloorResult {
   /** Statements (SQLite) or round trips (PostgreSQL) per transaction, BEGIN and COMMIT included. */
   statements: number;
   warmupSeconds: number;
+  /** The whole machine in the measured run (bench/host-cpu.ts): cores busy, PostgreSQL's CPU per transaction. */
+  host: HostCost | null;
   wal: { bytesPerRequest: number; requests: number; backgroundPerSecond: number | null } | null;
 }
 
@@ -414,7 +417,9 @@ async function measure(driver: Driver, set: WriteSet, options: FloorOptions): Pr
   };
   await drive(driver, set, pick, options.connections, (_done, ms) => ms >= options.warmupSeconds * 1000);
   const cpu0 = process.cpuUsage();
+  const host0 = hostSnapshot();
   const run = await drive(driver, set, pick, options.connections, (_done, ms) => ms >= options.seconds * 1000);
+  const host = hostCost(host0, hostSnapshot(), run.done);
   const cpu = process.cpuUsage(cpu0);
   const sorted = Float64Array.from(run.latencies).sort();
   let wal: FloorResult['wal'] = null;
@@ -438,6 +443,7 @@ async function measure(driver: Driver, set: WriteSet, options: FloorOptions): Pr
     cpuUs: (cpu.user + cpu.system) / Math.max(1, run.done),
     statements: set.writes.length + 2,
     warmupSeconds: options.warmupSeconds,
+    host,
     wal,
   };
 }

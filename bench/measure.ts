@@ -1,5 +1,6 @@
 import { runLoad, type LoadResult, type RequestMaker } from './load.ts';
 import { delta, quietAll, type ProbedServer } from './probe.ts';
+import { hostCost, hostSnapshot, type HostCost } from './host-cpu.ts';
 import type { WalMeter } from './wal.ts';
 
 // One scenario on running servers: a warm-up that lasts until the JIT has settled, the measured window
@@ -29,6 +30,8 @@ export interface Cost {
   statements: number;
   /** Requests the servers answered in the window (the divisor above). */
   requests: number;
+  /** The whole machine in the window (bench/host-cpu.ts); null where /proc cannot be read. */
+  host?: HostCost | null;
 }
 
 export interface WalResult {
@@ -112,12 +115,15 @@ export function sized(rate: number, seconds: number): number {
 /** The measured window: load, and the servers' counters from before it started to after its last answer. */
 export async function measureWindow(servers: readonly ProbedServer[], make: RequestMaker, connections: number, amount: number): Promise<{ load: LoadResult; cost: Cost }> {
   const before = await quietAll(servers);
+  const hostBefore = hostSnapshot();
   const load = await runLoad(
     servers.map((s) => s.server),
     { connections, seconds: 0, amount, make },
   );
+  const hostAfter = hostSnapshot();
   const d = delta(before, await quietAll(servers));
-  return { load, cost: { cpuUs: d.cpuUs / Math.max(1, d.requests), statements: d.statements / Math.max(1, d.requests), requests: d.requests } };
+  const host = hostCost(hostBefore, hostAfter, d.requests);
+  return { load, cost: { cpuUs: d.cpuUs / Math.max(1, d.requests), statements: d.statements / Math.max(1, d.requests), requests: d.requests, host } };
 }
 
 /** A fixed number of requests at the same concurrency inside a WAL window (bench/wal.ts). */

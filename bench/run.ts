@@ -176,6 +176,13 @@ function warmupPolicy(options: Options): WarmupPolicy {
 function formatCost(row: ScenarioRow): string {
   const parts: string[] = [];
   if (row.cost) parts.push(`${row.cost.cpuUs.toFixed(0)} µs CPU/req`, `${row.cost.statements.toFixed(1)} ${row.db === 'sqlite' ? 'statements' : 'round trips'}/req`);
+  const host = row.cost?.host;
+  if (host) {
+    const postgres = row.db === 'postgres' ? `, PostgreSQL ${host.postgresUs.toFixed(0)} µs/req` : '';
+    // The floor has no load generator: the bench process is its driver, whose CPU is the row's own.
+    const load = row.scenario === 'floor' ? '' : `, load generator ${host.loadGeneratorUs.toFixed(0)} µs/req`;
+    parts.push(`machine ${(host.busyShare * 100).toFixed(0)} % busy${postgres}${load}`);
+  }
   if (row.lockWaits && row.lockWaits.busy > 0) parts.push(`waiting on locks ${(lockWaitShare(row.lockWaits) * 100).toFixed(1)} % of busy connections (${row.lockWaits.samples} samples)`);
   if (row.wal) parts.push(`WAL ${(row.wal.bytesPerRequest / 1024).toFixed(1)} KB/req (${row.wal.requests} req${row.wal.backgroundPerSecond === null ? (row.db === 'postgres' ? ', records of this database by pg_walinspect' : '') : `, cluster idle ${(row.wal.backgroundPerSecond / 1024).toFixed(0)} KB/s subtracted`})`);
   if (row.warmup) {
@@ -272,7 +279,7 @@ async function runFloorScenario(db: ThrowawayDatabase, recorded: Awaited<ReturnT
     title: `raw ${db.dialect === 'sqlite' ? 'better-sqlite3' : 'pg'}: the writes of one redemption per transaction (${floor.statements - 2} statements)`,
     load: { seconds: floor.seconds, rps: floor.rps, ok: floor.transactions, non2xx: 0, errors: 0, p50: floor.p50, p99: floor.p99, peakRss: [], statuses: {} },
     ratio: empty ? floor.rps / empty.load.rps : null,
-    cost: { cpuUs: floor.cpuUs, statements: floor.statements, requests: floor.transactions },
+    cost: { cpuUs: floor.cpuUs, statements: floor.statements, requests: floor.transactions, host: floor.host },
     wal: floor.wal,
     warmup: { seconds: floor.warmupSeconds, requests: 0, cpuUsPerRound: [], settled: true, rate: floor.rps },
     floorRatio: 1,
