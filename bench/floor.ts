@@ -1,11 +1,12 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { serverHeaders } from '../scripts/lib/keys.ts';
+import { defaultDatabasePoolSize } from '../src/config.ts';
 import { startCheckpointer, WalDurability } from '../src/store/sqlite-durability.ts';
 import { benchOrder, type Fixtures } from './fixtures.ts';
+import { hostCost, hostSnapshot, type HostCost } from './host-cpu.ts';
 import type { Probe } from './probe.ts';
 import { customerSourceId } from './seed.ts';
-import { hostCost, hostSnapshot, type HostCost } from './host-cpu.ts';
 import { IdMaker, RowTemplate } from './template.ts';
 import { postgresWalMeter, sqliteWalMeter, type WalReading } from './wal.ts';
 
@@ -26,7 +27,7 @@ import { postgresWalMeter, sqliteWalMeter, type WalReading } from './wal.ts';
 // it, the group commits once the event loop has had its turn and no fsync runs, and a transaction counts
 // as done once the fsync of the WAL after its group's COMMIT has finished (src/store/sqlite-durability.ts),
 // with the server's checkpointer thread. PostgreSQL: one transaction per redemption, BEGIN … COMMIT over a pool as
-// large as the server's (PUNCHCARD_DATABASE_POOL_SIZE, default 10), each statement a named prepared
+// large as the server's (PUNCHCARD_DATABASE_POOL_SIZE, or its default: src/config.ts), each statement a named prepared
 // statement and a round trip, synchronous_commit as the server runs.
 
 export interface FloorResult {
@@ -326,7 +327,7 @@ function sqliteDriver(file: string, writes: CompiledWrite[]): Driver {
 }
 
 function postgresDriver(url: string, writes: CompiledWrite[]): Driver {
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.PUNCHCARD_DATABASE_POOL_SIZE ?? 10) });
+  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.PUNCHCARD_DATABASE_POOL_SIZE ?? defaultDatabasePoolSize()) });
   pool.on('error', () => undefined);
   return {
     async transaction(params) {

@@ -3,7 +3,7 @@ import sdk from '@voucherify/sdk';
 import type { DestinationStream } from 'pino';
 import { buildApp } from '../../src/app.ts';
 import type { TypedApp } from '../../src/http/route-context.ts';
-import type { Config } from '../../src/config.ts';
+import { defaultDatabasePoolSize, type Config } from '../../src/config.ts';
 import { createWorker } from '../../src/jobs/registry.ts';
 import type { Worker } from '../../src/jobs/worker.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
@@ -89,7 +89,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     runWorker: false,
     webhookAllowNetworks: [],
     server: { requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 1024 },
-    databasePoolSize: 10,
+    databasePoolSize: defaultDatabasePoolSize(),
     shutdownTimeoutMs: 20_000,
     workerMetricsPort: null,
     tracing: null,

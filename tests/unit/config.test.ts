@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, defaultDatabasePoolSize, loadConfig } from '../../src/config.ts';
 
 describe('configuration from the environment', () => {
   test('defaults', () => {
@@ -30,12 +30,14 @@ describe('configuration from the environment', () => {
   test('operations: shutdown timeout, PostgreSQL pool, worker metrics port, by default and set', () => {
     const defaults = loadConfig({});
     assert.equal(defaults.shutdownTimeoutMs, 20_000);
-    assert.equal(defaults.databasePoolSize, 10);
+    assert.equal(defaults.databasePoolSize, defaultDatabasePoolSize());
     assert.equal(defaults.workerMetricsPort, null);
     const set = loadConfig({ PUNCHCARD_SHUTDOWN_TIMEOUT_MS: '0', PUNCHCARD_DATABASE_POOL_SIZE: '25', PUNCHCARD_WORKER_METRICS_PORT: '9464' });
     assert.equal(set.shutdownTimeoutMs, 0);
     assert.equal(set.databasePoolSize, 25);
     assert.equal(set.workerMetricsPort, 9464);
+    // Two connections per core and one more, at most 10.
+    assert.deepEqual([1, 2, 4, 5, 64].map((cores) => defaultDatabasePoolSize(cores)), [3, 5, 9, 10, 10]);
     assert.throws(() => loadConfig({ PUNCHCARD_DATABASE_POOL_SIZE: '0' }), /PUNCHCARD_DATABASE_POOL_SIZE must be an integer from 1 to 1000/);
     assert.throws(() => loadConfig({ PUNCHCARD_WORKER_METRICS_PORT: '70000' }), /PUNCHCARD_WORKER_METRICS_PORT must be a port/);
   });
