@@ -109,7 +109,7 @@ export async function bulkMetadataJobLatency(databaseUrl: string, bulk: Bulk, pr
       probe(
         url,
         () => {
-          const code = pools.redeemCodes.shift();
+          const code = pools.redeemCodes.pop();
           if (code === undefined) throw new Error('the pool of unused coupons ran out; seed more vouchers');
           return { method: 'POST', path: '/v1/redemptions', headers, body: stackedBody(pools, code) };
         },

@@ -256,7 +256,7 @@ async function runScenarios(db: ThrowawayDatabase, servers: ProbedServer[], pool
 
 /** The floor (bench/floor.ts): records one real redemption on a running server, then replays its writes. */
 async function recordRedemption(server: ProbedServer, pools: Pools) {
-  const code = pools.redeemCodes.shift();
+  const code = pools.redeemCodes.pop();
   if (code === undefined) throw new Error('the pool of unused coupons ran out; seed more vouchers');
   return captureRedemption(server.server.url, server.probe, pools.fixtures, code, Math.floor(Math.random() * pools.customerCount));
 }

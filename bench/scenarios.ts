@@ -16,7 +16,12 @@ export interface Pools {
   fixtures: Fixtures;
   customerIds: string[];
   customerCount: number;
-  /** Coupons never redeemed, for redemptions (taken front to back, each once). */
+  /**
+   * Coupons never redeemed, for redemptions, each taken once from the end (pop). Taking them from the
+   * front (shift) moved every remaining element each time: 435 µs per request with the full run's half a
+   * million codes, 58 µs with the quick run's 75,000, against 0.05 µs for pop; the load generator's CPU
+   * comes out of the cores the servers use.
+   */
   redeemCodes: string[];
   /** Other unused coupons, for validations. */
   validateCodes: string[];
@@ -100,7 +105,7 @@ export const SCENARIOS: Scenario[] = [
     maker: (pools) => {
       const headers = json(serverHeaders());
       return () => {
-        const code = pools.redeemCodes.shift();
+        const code = pools.redeemCodes.pop();
         if (code === undefined) throw new Error('the pool of unused coupons ran out; seed more vouchers');
         return { method: 'POST', path: '/v1/redemptions', headers, body: stackedBody(pools, code) };
       };
