@@ -1,6 +1,6 @@
+import { hostCost, hostSnapshot, type HostCost } from './host-cpu.ts';
 import { runLoad, type LoadResult, type RequestMaker } from './load.ts';
 import { delta, quietAll, type ProbedServer } from './probe.ts';
-import { hostCost, hostSnapshot, type HostCost } from './host-cpu.ts';
 import type { WalMeter } from './wal.ts';
 
 // One scenario on running servers: a warm-up that lasts until the JIT has settled, the measured window

@@ -92,7 +92,6 @@ function parseSlot(value: unknown): Slot {
   return { name: match?.[1] ?? '', index: match?.[2] === undefined ? null : Number(match[2]), key: match?.[3] ?? null };
 }
 
-
 function compile<A extends Args>(db: Executor, build: (db: Db, p: A) => Compilable<unknown>, args: A): Compiled {
   const query = build(db as Db, placeholdersFor(args) as A).compile();
   if (query.sql.includes(MARK)) throw new Error('a prepared query put an argument into its SQL text instead of a parameter');
