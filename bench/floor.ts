@@ -28,7 +28,8 @@ import { postgresWalMeter, sqliteWalMeter, type WalReading } from './wal.ts';
 // as done once the fsync of the WAL after its group's COMMIT has finished (src/store/sqlite-durability.ts),
 // with the server's checkpointer thread. PostgreSQL: one transaction per redemption, BEGIN … COMMIT over a pool as
 // large as the server's (PUNCHCARD_DATABASE_POOL_SIZE, or its default: src/config.ts), each statement a named prepared
-// statement and a round trip, synchronous_commit as the server runs.
+// statement, BEGIN and the last write sent ahead as the server sends them (src/store/pipelining.ts),
+// synchronous_commit as the server runs.
 
 export interface FloorResult {
   seconds: number;
@@ -242,6 +243,8 @@ interface Driver {
   query(sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>>;
   walMeter(): ReturnType<typeof sqliteWalMeter>;
   close(): Promise<void>;
+  /** Statements (SQLite) or round trips (PostgreSQL) of a transaction of `writes` writes, BEGIN and COMMIT included. */
+  roundTripsPerTransaction(writes: number): number;
 }
 
 function sqliteDriver(file: string, writes: CompiledWrite[]): Driver {
@@ -313,6 +316,7 @@ function sqliteDriver(file: string, writes: CompiledWrite[]): Driver {
       return db.prepare(sql).all(params) as Array<Record<string, unknown>>;
     },
     walMeter: () => sqliteWalMeter(file),
+    roundTripsPerTransaction: (writes) => writes + 2,
     async close() {
       commitGroup();
       await durability.flushed();
@@ -327,16 +331,26 @@ function sqliteDriver(file: string, writes: CompiledWrite[]): Driver {
 }
 
 function postgresDriver(url: string, writes: CompiledWrite[]): Driver {
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.PUNCHCARD_DATABASE_POOL_SIZE ?? defaultDatabasePoolSize()) });
+  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.PUNCHCARD_DATABASE_POOL_SIZE ?? defaultDatabasePoolSize()), pipeline: true });
   pool.on('error', () => undefined);
   return {
     async transaction(params) {
       const texts = writes.map((w) => w.sql);
       const client = await pool.connect();
       try {
-        await client.query('begin');
-        for (let i = 0; i < texts.length; i++) await client.query({ name: `floor_${i}`, text: texts[i] ?? '', values: params[i] });
-        await client.query('commit');
+        // As the server sends them (src/store/pipelining.ts): BEGIN ahead of the first write, the last
+        // write (the server's held writes) ahead of the COMMIT.
+        const begin = client.query('begin');
+        begin.catch(() => undefined);
+        const last = texts.length - 1;
+        for (let i = 0; i < last; i++) await client.query({ name: `floor_${i}`, text: texts[i] ?? '', values: params[i] });
+        const lastWrite = last >= 0 ? client.query({ name: `floor_${last}`, text: texts[last] ?? '', values: params[last] }) : null;
+        lastWrite?.catch(() => undefined);
+        const commit = client.query('commit');
+        commit.catch(() => undefined);
+        await begin;
+        await lastWrite;
+        await commit;
       } catch (error) {
         await client.query('rollback').catch(() => undefined);
         throw error;
@@ -349,6 +363,8 @@ function postgresDriver(url: string, writes: CompiledWrite[]): Driver {
       return (await pool.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as Array<Record<string, unknown>>;
     },
     walMeter: () => postgresWalMeter(url),
+    // BEGIN shares the first write's round trip, COMMIT the last one's.
+    roundTripsPerTransaction: (writes) => Math.max(1, writes),
     async close() {
       await pool.end();
     },
@@ -442,7 +458,8 @@ async function measure(driver: Driver, set: WriteSet, options: FloorOptions): Pr
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     cpuUs: (cpu.user + cpu.system) / Math.max(1, run.done),
-    statements: set.writes.length + 2,
+    // PostgreSQL: BEGIN shares the first write's round trip, COMMIT the last one's.
+    statements: driver.roundTripsPerTransaction(set.writes.length),
     warmupSeconds: options.warmupSeconds,
     host,
     wal,

@@ -2,7 +2,9 @@
 // bench/run.ts starts `punchcard start` with `--import bench/server-probe.mjs` and BENCH_PROBE_PORT. It
 // counts, in the server's main thread,
 //   - SQL statements executed on SQLite (better-sqlite3 Statement run/get/all/iterate, Database exec),
-//   - round trips to PostgreSQL (pg Client.prototype.query: one call is one request and its answer),
+//   - round trips to PostgreSQL (pg Client.prototype.query: a call is one request and its answer, unless
+//     the connection still waits for an earlier answer: a statement sent ahead (src/store/pipelining.ts)
+//     and the one written behind it share one round trip),
 //   - HTTP requests started and answered (the API server's 'request' events, then `end()` of the response),
 // and answers on 127.0.0.1:BENCH_PROBE_PORT (a port of its own, so probing adds nothing to the API):
 //   GET /snapshot        {cpu: process.cpuUsage() in µs (every thread of the process), statements,
@@ -62,7 +64,7 @@ if (isMainThread && port > 0) {
     const pg = require('pg');
     const original = pg.Client.prototype.query;
     pg.Client.prototype.query = function counted(config, values, callback) {
-      statements++;
+      if (!this._activeQuery && this._sentQueryQueue.length === 0) statements++;
       if (capture !== null) {
         if (typeof config === 'string') record(config, Array.isArray(values) ? values : []);
         else if (config && typeof config.text === 'string') record(config.text, config.values ?? []);

@@ -6,7 +6,6 @@ import {
   CompiledQuery,
   Kysely,
   PostgresAdapter,
-  PostgresDialect,
   SqliteDialect,
   SqliteDriver,
   type DatabaseConnection,
@@ -22,6 +21,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { registerScopedDialect, ScopedDialect } from './connection-scope.ts';
+import { PipeliningPostgresDialect } from './pipelining.ts';
 import { startCheckpointer, WalDurability, type SyncFile } from './sqlite-durability.ts';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.ts';
 import type { Database } from './schema.ts';
@@ -226,11 +226,13 @@ export function openPostgres(url: string, options: PostgresOptions = {}): DbHand
     connectionString: url,
     max: options.max ?? 10,
     types,
+    // Queries not awaited go out one behind the other (./pipelining.ts says which).
+    pipeline: true,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const dialect = new ScopedDialect(new PostgresDialect({ pool: preparingPool(pool) }), { begin: 'begin', guardStatements: true });
+  const dialect = new ScopedDialect(new PipeliningPostgresDialect({ pool: preparingPool(pool) }), { begin: 'begin', guardStatements: true });
   const db = new Kysely<Database>({ dialect });
   registerScopedDialect(db, dialect);
   return { db, dialect: 'postgres', close: () => db.destroy() };

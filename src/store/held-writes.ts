@@ -1,6 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import { appendParameters } from './combined-reads.ts';
 import { isPostgres, type Executor } from './db.ts';
+import { sendAhead } from './pipelining.ts';
 
 // Writes sent together at the end of a transaction (PostgreSQL). Every statement costs a round trip to
 // the server, and a redemption ends with several writes whose outcome nobody reads before the commit:
@@ -44,7 +45,10 @@ export function dropHeldWrites(tx: Executor, mark: number): void {
   held.get(tx)?.splice(mark);
 }
 
-/** Sends the writes `tx` holds, then `last` (the transaction's events), in as few statements as the rules allow. */
+/**
+ * Sends the writes `tx` holds, then `last` (the transaction's events), in as few statements as the rules
+ * allow; on PostgreSQL without waiting for their answers: call it last, before the commit.
+ */
 export async function flushWrites(tx: Executor, last: readonly CompiledQuery[] = []): Promise<void> {
   const list = held.get(tx);
   const queries = [...(list ?? []), ...last];
@@ -54,7 +58,9 @@ export async function flushWrites(tx: Executor, last: readonly CompiledQuery[] =
     for (const query of queries) await tx.executeQuery(query);
     return;
   }
-  for (const group of statementGroups(queries)) await tx.executeQuery(group.length === 1 ? (group[0] as CompiledQuery) : combined(group));
+  // Nothing reads their answers: they go out behind each other and ahead of the COMMIT, which throws
+  // their error if one failed (./pipelining.ts).
+  for (const group of statementGroups(queries)) await tx.executeQuery(sendAhead(group.length === 1 ? (group[0] as CompiledQuery) : combined(group)));
 }
 
 /** The table a held write changes, or null when it is not a plain INSERT/UPDATE/DELETE (sent alone). */

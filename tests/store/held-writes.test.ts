@@ -17,6 +17,10 @@ const addCount = prepared((db, p: { projectId: string; n: number }) =>
     .onConflict((oc) => oc.columns(['project_id', 'campaign_name', 'result', 'shard']).doUpdateSet({ n: sql<number>`redemption_counts.n + excluded.n` })),
 );
 
+const insertCount = prepared((db, p: { projectId: string; n: number }) =>
+  db.insertInto('redemption_counts').values({ project_id: p.projectId, campaign_name: 'held', result: 'SUCCESS', shard: 0, n: p.n }),
+);
+
 describe('writes held for the commit', () => {
   let handle: TestDatabase;
   before(async () => {
@@ -57,5 +61,44 @@ describe('writes held for the commit', () => {
       await flushWrites(tx);
     });
     assert.equal(await countOf('proj_held_3'), 1);
+  });
+
+  // On PostgreSQL the held writes go out without waiting for their answers, and so does BEGIN
+  // (src/store/pipelining.ts): an error in either must still fail the transaction as a whole.
+  test('a held write that fails fails the commit, and nothing of the transaction stays', async () => {
+    await assert.rejects(
+      handle.db.transaction().execute(async (tx) => {
+        await addCount.run(tx, { projectId: 'proj_held_4', n: 7 });
+        holdWrites(tx);
+        await addCount.write(tx, { projectId: 'proj_held_5', n: 1 });
+        await insertCount.write(tx, { projectId: 'proj_held_4', n: 1 });
+        await flushWrites(tx);
+      }),
+      /unique|duplicate/i,
+    );
+    assert.equal(await countOf('proj_held_4'), 0);
+    assert.equal(await countOf('proj_held_5'), 0);
+    // The connection went back to the pool in a clean state: every later transaction commits.
+    for (let i = 0; i < 12; i++) {
+      await handle.db.transaction().execute(async (tx) => {
+        holdWrites(tx);
+        await addCount.write(tx, { projectId: 'proj_held_6', n: 1 });
+        await flushWrites(tx);
+      });
+    }
+    assert.equal(await countOf('proj_held_6'), 12);
+  });
+
+  test("a transaction whose first statement fails rejects with that statement's error", async () => {
+    for (let i = 0; i < 12; i++) {
+      await assert.rejects(
+        handle.db.transaction().execute(async (tx) => {
+          await sql`select * from no_such_table`.execute(tx);
+        }),
+        /no such table|does not exist/i,
+      );
+    }
+    await handle.db.transaction().execute(async (tx) => addCount.run(tx, { projectId: 'proj_held_7', n: 2 }));
+    assert.equal(await countOf('proj_held_7'), 2);
   });
 });
