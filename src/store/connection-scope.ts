@@ -8,6 +8,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { DelegatingDriver } from './delegating-driver.ts';
 
 // A request transaction: one connection held for the whole of an HTTP request, with one transaction
 // open on it from before the handler runs until after its answer is known. Every statement the request
@@ -101,72 +102,55 @@ class PinnedConnection implements DatabaseConnection {
 }
 
 /** Wraps a dialect's driver so that statements of a request that holds a connection go to that connection. */
-class ScopedDriver implements Driver {
-  readonly #inner: Driver;
+class ScopedDriver extends DelegatingDriver {
   readonly #guardStatements: boolean;
   #initialised: Promise<void> | null = null;
 
   constructor(inner: Driver, guardStatements: boolean) {
-    this.#inner = inner;
+    super(inner);
     this.#guardStatements = guardStatements;
   }
 
-  init(): Promise<void> {
-    this.#initialised ??= this.#inner.init();
+  override init(): Promise<void> {
+    this.#initialised ??= this.inner.init();
     return this.#initialised;
   }
 
-  acquireConnection(): Promise<DatabaseConnection> {
+  override acquireConnection(): Promise<DatabaseConnection> {
     const pinned = scopes.getStore()?.pinned;
-    return pinned ? Promise.resolve(pinned) : this.#inner.acquireConnection();
+    return pinned ? Promise.resolve(pinned) : this.inner.acquireConnection();
   }
 
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return connection instanceof PinnedConnection ? connection.begin() : this.#inner.beginTransaction(connection, settings);
+  override beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return connection instanceof PinnedConnection ? connection.begin() : this.inner.beginTransaction(connection, settings);
   }
 
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return connection instanceof PinnedConnection ? connection.commit() : this.#inner.commitTransaction(connection);
+  override commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return connection instanceof PinnedConnection ? connection.commit() : this.inner.commitTransaction(connection);
   }
 
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return connection instanceof PinnedConnection ? connection.rollback() : this.#inner.rollbackTransaction(connection);
+  override rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return connection instanceof PinnedConnection ? connection.rollback() : this.inner.rollbackTransaction(connection);
   }
 
-  async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    await this.#inner.savepoint?.(connection, name, compile);
-  }
-
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    await this.#inner.rollbackToSavepoint?.(connection, name, compile);
-  }
-
-  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    await this.#inner.releaseSavepoint?.(connection, name, compile);
-  }
-
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return connection instanceof PinnedConnection ? Promise.resolve() : this.#inner.releaseConnection(connection);
-  }
-
-  destroy(): Promise<void> {
-    return this.#inner.destroy();
+  override releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return connection instanceof PinnedConnection ? Promise.resolve() : this.inner.releaseConnection(connection);
   }
 
   /** Takes a connection of the pool for one request and opens its transaction. */
   async hold(begin: string): Promise<RequestTransaction> {
     await this.init();
-    const raw = await this.#inner.acquireConnection();
+    const raw = await this.inner.acquireConnection();
     try {
       // A driver that groups transactions (src/store/sqlite-group-commit.ts) ends its open group first.
-      const grouping = this.#inner as Partial<{ beginOwnTransaction(connection: DatabaseConnection, begin: string): Promise<void> }>;
+      const grouping = this.inner as Partial<{ beginOwnTransaction(connection: DatabaseConnection, begin: string): Promise<void> }>;
       if (grouping.beginOwnTransaction) await grouping.beginOwnTransaction(raw, begin);
       else await raw.executeQuery(CompiledQuery.raw(begin));
     } catch (error) {
-      await this.#inner.releaseConnection(raw);
+      await this.inner.releaseConnection(raw);
       throw error;
     }
-    return new RequestTransaction(new PinnedConnection(raw, this.#guardStatements), () => this.#inner.releaseConnection(raw));
+    return new RequestTransaction(new PinnedConnection(raw, this.#guardStatements), () => this.inner.releaseConnection(raw));
   }
 }
 

@@ -1,4 +1,5 @@
-import { CompiledQuery, PostgresDialect, type DatabaseConnection, type Driver, type QueryCompiler, type QueryResult, type TransactionSettings } from 'kysely';
+import { CompiledQuery, PostgresDialect, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
+import { DelegatingDriver } from './delegating-driver.ts';
 
 // Statements sent without waiting for the answer of the one before (PostgreSQL). A transaction's BEGIN
 // and its last writes need no answer before the next statement: BEGIN answers nothing, and the writes a
@@ -73,56 +74,22 @@ class PipeliningConnection implements DatabaseConnection {
   }
 }
 
-class PipeliningDriver implements Driver {
-  readonly #inner: Driver;
-
-  constructor(inner: Driver) {
-    this.#inner = inner;
+class PipeliningDriver extends DelegatingDriver {
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    return new PipeliningConnection(await this.inner.acquireConnection());
   }
 
-  init(): Promise<void> {
-    return this.#inner.init();
-  }
-
-  async acquireConnection(): Promise<DatabaseConnection> {
-    return new PipeliningConnection(await this.#inner.acquireConnection());
-  }
-
-  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    if (settings.isolationLevel || settings.accessMode) return this.#inner.beginTransaction(connection, settings);
+  override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    if (settings.isolationLevel || settings.accessMode) return this.inner.beginTransaction(connection, settings);
     await connection.executeQuery(sendAhead(CompiledQuery.raw('begin')));
   }
 
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.#inner.commitTransaction(connection);
-  }
-
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.#inner.rollbackTransaction(connection);
-  }
-
-  async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    await this.#inner.savepoint?.(connection, name, compile);
-  }
-
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    await this.#inner.rollbackToSavepoint?.(connection, name, compile);
-  }
-
-  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    await this.#inner.releaseSavepoint?.(connection, name, compile);
-  }
-
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+  override async releaseConnection(connection: DatabaseConnection): Promise<void> {
     const pipelining = connection as PipeliningConnection;
     // Every path ends a transaction with an awaited statement; this only keeps a stray answer from
     // reaching the connection's next user.
     await pipelining.answersAhead().catch(() => undefined);
-    await this.#inner.releaseConnection(pipelining.inner);
-  }
-
-  destroy(): Promise<void> {
-    return this.#inner.destroy();
+    await this.inner.releaseConnection(pipelining.inner);
   }
 }
 
