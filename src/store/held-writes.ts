@@ -47,14 +47,15 @@ export function dropHeldWrites(tx: Executor, mark: number): void {
 
 /**
  * Sends the writes `tx` holds, then `last` (the transaction's events), in as few statements as the rules
- * allow; on PostgreSQL without waiting for their answers: call it last, before the commit.
+ * allow; on PostgreSQL inside a transaction without waiting for their answers: call it last, before the
+ * commit. Outside a transaction each is awaited: no COMMIT would come to read an error sent ahead.
  */
 export async function flushWrites(tx: Executor, last: readonly CompiledQuery[] = []): Promise<void> {
   const list = held.get(tx);
   const queries = [...(list ?? []), ...last];
   if (list) list.length = 0;
   if (queries.length === 0) return;
-  if (!isPostgres(tx)) {
+  if (!isPostgres(tx) || !tx.isTransaction) {
     for (const query of queries) await tx.executeQuery(query);
     return;
   }

@@ -101,4 +101,18 @@ describe('writes held for the commit', () => {
     await handle.db.transaction().execute(async (tx) => addCount.run(tx, { projectId: 'proj_held_7', n: 2 }));
     assert.equal(await countOf('proj_held_7'), 2);
   });
+
+  // Held writes flushed outside a transaction have no COMMIT to surface their error: they are awaited.
+  // Last in this file: `handle.db` holds its writes from here on.
+  // (SQLite holds nothing: the write itself fails.)
+  test('a held write that fails outside a transaction is an error of the flush', async () => {
+    await addCount.run(handle.db, { projectId: 'proj_held_8', n: 3 });
+    holdWrites(handle.db);
+    const writeAndFlush = async () => {
+      await insertCount.write(handle.db, { projectId: 'proj_held_8', n: 1 });
+      await flushWrites(handle.db);
+    };
+    await assert.rejects(writeAndFlush(), /unique|duplicate|constraint/i);
+    assert.equal(await countOf('proj_held_8'), 3);
+  });
 });
