@@ -90,3 +90,30 @@ for (const [id, t] of self) {
 }
 process.stdout.write(`\nbusy time by area (of ${(busy / 1000).toFixed(0)} ms)\n`);
 for (const [area, t] of [...byArea].sort((a, b) => b[1] - a[1])) process.stdout.write(`${((t / busy) * 100).toFixed(1).padStart(5)} %  ${area}\n`);
+
+// SQLite's own time by the store function that sent the statement (the group's COMMIT by itself): which
+// writes and reads of a request cost the most. Plumbing every statement passes through is skipped.
+const PLUMBING = /\/src\/store\/(db|prepared|held-writes|connection-scope|delegating-driver|pipelining|savepoints)\.[jt]s$/;
+function senderOf(id: number): string {
+  for (let at = parent.get(id); at !== undefined; at = parent.get(at)) {
+    const n = byId.get(at);
+    if (!n) break;
+    if (n.callFrame.functionName.includes('commitGroup')) return 'COMMIT of a group (WAL writes)';
+    if (/\/src\//.test(n.callFrame.url) && !PLUMBING.test(n.callFrame.url)) return label(n);
+  }
+  return '(outside src/)';
+}
+const bySender = new Map<string, number>();
+let sqliteTime = 0;
+for (const [id, t] of self) {
+  const node = byId.get(id);
+  if (!node || node.callFrame.url !== '' || !SQLITE_CALLS.has(node.callFrame.functionName)) continue;
+  if (hasAncestor(id, (n) => n.callFrame.url === 'node:inspector')) continue;
+  sqliteTime += t;
+  const sender = senderOf(id);
+  bySender.set(sender, (bySender.get(sender) ?? 0) + t);
+}
+if (sqliteTime > 0) {
+  process.stdout.write(`\nSQLite's own time by the function that sent the statement (of ${(sqliteTime / 1000).toFixed(0)} ms; % of busy time)\n`);
+  for (const [sender, t] of [...bySender].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${((t / busy) * 100).toFixed(1).padStart(5)} %  ${sender}\n`);
+}
