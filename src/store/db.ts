@@ -21,7 +21,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { registerScopedDialect, ScopedDialect } from './connection-scope.ts';
-import { PipeliningPostgresDialect } from './pipelining.ts';
+import { coalescingWrites, PipeliningPostgresDialect } from './pipelining.ts';
 import { startCheckpointer, WalDurability, type SyncFile } from './sqlite-durability.ts';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.ts';
 import type { Database } from './schema.ts';
@@ -195,6 +195,8 @@ function statementName(text: string): string | null {
 }
 
 function preparingClient(client: pg.PoolClient): PostgresPoolClient {
+  // The socket is the client's own (pg keeps it on `connection.stream`; the types do not say so).
+  const writes = coalescingWrites((client as unknown as { connection: { stream: Parameters<typeof coalescingWrites>[0] } }).connection.stream);
   function query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
   function query<R>(sqlOrCursor: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
@@ -202,9 +204,15 @@ function preparingClient(client: pg.PoolClient): PostgresPoolClient {
     const values = [...(parameters ?? [])];
     const name = statementName(sqlOrCursor);
     const config: pg.QueryConfig = name === null ? { text: sqlOrCursor, values } : { name, text: sqlOrCursor, values };
-    return client.query(config) as unknown as Promise<PostgresQueryResult<R>>;
+    return writes.submit(() => client.query(config)) as unknown as Promise<PostgresQueryResult<R>>;
   }
-  return { query, release: () => client.release() };
+  return {
+    query,
+    release: () => {
+      writes.flush();
+      client.release();
+    },
+  };
 }
 
 function preparingPool(pool: pg.Pool): PostgresPool {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { fixtures, type Json } from '../helpers/redemption-fixtures.ts';
@@ -11,7 +12,8 @@ import { fixtures, type Json } from '../helpers/redemption-fixtures.ts';
 // the customer's statement reads the definitions version, and 7 statements on PostgreSQL since the tier's
 // summary is read with the vouchers' reservations and the order's products with the customer's lock
 // (src/store/combined-reads.ts); of those, BEGIN and the held writes go out without waiting for an answer
-// (src/store/pipelining.ts), so the request waits for the server 5 times. The budgets hold it there.
+// (src/store/pipelining.ts), so the request waits for the server 5 times, and each of them goes out in
+// the same write as the statement after it: 5 writes to the server. The budgets hold it there.
 
 const require = createRequire(import.meta.url);
 const pg = require('pg') as { Client: { prototype: { query: (...args: unknown[]) => unknown } } };
@@ -22,7 +24,18 @@ const sent: string[] = [];
 const waited = new Set<number>();
 let counting = false;
 const pgQuery = pg.Client.prototype.query;
-pg.Client.prototype.query = function query(this: { _activeQuery?: unknown; _sentQueryQueue?: unknown[] }, ...args: unknown[]) {
+/** Writes to PostgreSQL's sockets: statements sent ahead go out with the next one (src/store/pipelining.ts). */
+let writes = 0;
+const pgSockets = new WeakSet<object>();
+for (const method of ['_write', '_writev'] as const) {
+  const original = net.Socket.prototype[method] as (...a: unknown[]) => unknown;
+  (net.Socket.prototype as unknown as Record<string, unknown>)[method] = function write(this: net.Socket, ...a: unknown[]) {
+    if (counting && pgSockets.has(this)) writes += 1;
+    return original.apply(this, a);
+  };
+}
+pg.Client.prototype.query = function query(this: { _activeQuery?: unknown; _sentQueryQueue?: unknown[]; connection?: { stream?: object } }, ...args: unknown[]) {
+  if (this.connection?.stream) pgSockets.add(this.connection.stream);
   if (counting) {
     // A statement written behind another one's unread answer (src/store/pipelining.ts) shares its round trip.
     if (!this._activeQuery && (this._sentQueryQueue?.length ?? 0) === 0) waited.add(sent.length);
@@ -77,6 +90,7 @@ describe('database work of one redemption', () => {
       const code = codes.shift();
       sent.length = 0;
       waited.clear();
+      writes = 0;
       counting = true;
       const res = await t.request('POST', '/v1/redemptions', {
         json: {
@@ -93,12 +107,12 @@ describe('database work of one redemption', () => {
       const begin = sent.findIndex((text) => /^begin/i.test(text));
       assert.ok(begin >= 0, sent.join('\n'));
       const roundTrips = [...waited].filter((i) => i >= begin).length;
-      return { statements: sent.slice(begin), roundTrips, body: res.body as Json };
+      return { statements: sent.slice(begin), roundTrips, writes, body: res.body as Json };
     };
     // The first redemptions fill the definitions cache and prepare statements; count a warm one.
     await redeem();
     await redeem();
-    const { statements, roundTrips, body } = await redeem();
+    const { statements, roundTrips, writes: written, body } = await redeem();
     // The tier's record shows its summary with this redemption counted: the two before it and this one.
     const tierRecord = (body.redemptions as Json[]).find((r) => r.related_object_type === 'promotion_tier') as Json;
     assert.equal(tierRecord.promotion_tier.summary.redemptions.total_redeemed, 3);
@@ -110,6 +124,8 @@ describe('database work of one redemption', () => {
     assert.ok(statements.length <= budget, `${statements.length} statements (budget ${budget}):\n${statements.join('\n')}`);
     // PostgreSQL: BEGIN goes out with the first read, the held writes with the COMMIT.
     if (t.db.dialect === 'postgres') assert.ok(roundTrips <= 5, `${roundTrips} round trips (budget 5):\n${statements.join('\n')}`);
+    // …in one write each: a statement sent ahead waits for the next one (one wake-up of the server for both).
+    if (t.db.dialect === 'postgres') assert.ok(written <= roundTrips, `${written} writes to PostgreSQL for ${roundTrips} round trips`);
     assert.ok(!statements.some((text) => /^select "definitions_version" from "projects"/i.test(text)), `no read of the version alone:\n${statements.join('\n')}`);
     assert.equal(statements.filter((text) => /from "customers"/i.test(text) && /"definitions_version"/.test(text)).length, 1, statements.join('\n'));
   });
