@@ -5,6 +5,7 @@ import { defaultDatabasePoolSize } from '../src/config.ts';
 import { startCheckpointer, WalDurability } from '../src/store/sqlite-durability.ts';
 import { benchOrder, type Fixtures } from './fixtures.ts';
 import { hostCost, hostSnapshot, type HostCost } from './host-cpu.ts';
+import type { WalResult } from './measure.ts';
 import type { Probe } from './probe.ts';
 import { customerSourceId } from './seed.ts';
 import { IdMaker, RowTemplate } from './template.ts';
@@ -45,7 +46,7 @@ export interface FloorResult {
   warmupSeconds: number;
   /** The whole machine in the measured run (bench/host-cpu.ts): cores busy, PostgreSQL's CPU per transaction. */
   host: HostCost | null;
-  wal: { bytesPerRequest: number; requests: number; backgroundPerSecond: number | null } | null;
+  wal: WalResult | null;
 }
 
 interface CompiledParam {
@@ -446,7 +447,13 @@ async function measure(driver: Driver, set: WriteSet, options: FloorOptions): Pr
       await meter.start();
       const window = await drive(driver, set, pick, options.connections, (done) => done + options.connections > options.walTransactions);
       const reading: WalReading = await meter.stop();
-      wal = { bytesPerRequest: reading.bytes / Math.max(1, window.done), requests: window.done, backgroundPerSecond: reading.backgroundPerSecond };
+      const perTransaction = (n: number) => n / Math.max(1, window.done);
+      wal = {
+        bytesPerRequest: perTransaction(reading.bytes),
+        requests: window.done,
+        backgroundPerSecond: reading.backgroundPerSecond,
+        ...(reading.fullPageImageBytes === undefined ? {} : { fullPageImageBytesPerRequest: perTransaction(reading.fullPageImageBytes) }),
+      };
     } finally {
       await meter.close();
     }

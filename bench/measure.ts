@@ -40,6 +40,8 @@ export interface WalResult {
   requests: number;
   /** PostgreSQL: the cluster's idle WAL rate, already subtracted (B/s). */
   backgroundPerSecond: number | null;
+  /** PostgreSQL with pg_walinspect: full-page images per request, part of bytesPerRequest (bench/wal.ts). */
+  fullPageImageBytesPerRequest?: number;
   /** SQLite with --profile: frames per request by table or index, most first (bench/wal.ts). */
   framesPerRequest?: Array<{ object: string; frames: number; pages: number }>;
 }
@@ -142,6 +144,7 @@ export async function walWindow(servers: readonly ProbedServer[], make: RequestM
       bytesPerRequest: perRequest(reading.bytes),
       requests: load.ok,
       backgroundPerSecond: reading.backgroundPerSecond,
+      ...(reading.fullPageImageBytes === undefined ? {} : { fullPageImageBytesPerRequest: perRequest(reading.fullPageImageBytes) }),
       ...(reading.frames ? { framesPerRequest: reading.frames.map((f) => ({ object: f.object, frames: perRequest(f.frames), pages: perRequest(f.pages) })) } : {}),
     };
   } finally {

@@ -13,8 +13,13 @@ export interface ScenarioRow {
   scenario: string;
   title: string;
   load: LoadResult;
-  /** req/s as a fraction of the empty route measured in the same run (same database, same processes). */
+  /**
+   * req/s as a fraction of the empty route's req/s (same database, same processes) in a window of it run
+   * right after this scenario's window (bench/run.ts); the empty route's own row is 1.
+   */
   ratio: number | null;
+  /** The empty route's req/s in that window, which `ratio` divides by. */
+  emptyRps: number | null;
   /** What the measured window cost the servers per request (the floor: the bench process per transaction). */
   cost: Cost | null;
   /** Write scenarios: WAL bytes per request, from a window of their own. */

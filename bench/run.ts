@@ -11,6 +11,7 @@ import { bulkMetadataJobLatency } from './job-latency.ts';
 import { exportRedemptionsJob, generateCodesJob } from './jobs.ts';
 import { lockWaitShare, sampleLockWaits } from './lock-waits.ts';
 import { timeFirstPages, type FirstPageTiming } from './list-pages.ts';
+import type { RequestMaker } from './load.ts';
 import { measureWindow, settle, sized, walWindow, warmUp, type WarmupPolicy } from './measure.ts';
 import { startProbedServer, type ProbedServer } from './probe.ts';
 import { checkTargets, formatTable, formatTargets, type JobRow, type PageRow, type ScenarioRow } from './report.ts';
@@ -184,7 +185,10 @@ function formatCost(row: ScenarioRow): string {
     parts.push(`machine ${(host.busyShare * 100).toFixed(0)} % busy${postgres}${load}`);
   }
   if (row.lockWaits && row.lockWaits.busy > 0) parts.push(`waiting on locks ${(lockWaitShare(row.lockWaits) * 100).toFixed(1)} % of busy connections (${row.lockWaits.samples} samples)`);
-  if (row.wal) parts.push(`WAL ${(row.wal.bytesPerRequest / 1024).toFixed(1)} KB/req (${row.wal.requests} req${row.wal.backgroundPerSecond === null ? (row.db === 'postgres' ? ', records of this database by pg_walinspect' : '') : `, cluster idle ${(row.wal.backgroundPerSecond / 1024).toFixed(0)} KB/s subtracted`})`);
+  if (row.wal) {
+    const fpi = row.wal.fullPageImageBytesPerRequest === undefined ? '' : `, of which full-page images ${(row.wal.fullPageImageBytesPerRequest / 1024).toFixed(1)} KB`;
+    parts.push(`WAL ${(row.wal.bytesPerRequest / 1024).toFixed(1)} KB/req (${row.wal.requests} req${row.wal.backgroundPerSecond === null ? (row.db === 'postgres' ? ', records of this database by pg_walinspect' : '') : `, cluster idle ${(row.wal.backgroundPerSecond / 1024).toFixed(0)} KB/s subtracted`}${fpi})`);
+  }
   if (row.warmup) {
     const rounds = row.warmup.cpuUsPerRound;
     if (rounds.length === 0) parts.push(`warm-up ${row.warmup.seconds.toFixed(1)} s (fixed)`);
@@ -194,7 +198,7 @@ function formatCost(row: ScenarioRow): string {
 }
 
 async function runScenarios(db: ThrowawayDatabase, servers: ProbedServer[], pools: Pools, options: Options, rows: ScenarioRow[]): Promise<void> {
-  let empty: number | null = null;
+  let empty: { make: RequestMaker; rps: number } | null = null;
   log(`  ${db.dialect} ×${servers.length}: servers idle after ${(await settle(servers)).toFixed(1)} s`);
   for (const scenario of SCENARIOS) {
     // The empty route always runs: every ratio is against the ceiling of the same run.
@@ -213,7 +217,7 @@ async function runScenarios(db: ThrowawayDatabase, servers: ProbedServer[], pool
       writeFileSync(file, await profiled.probe.stopProfile());
       log(`      profile: ${file}`);
     }
-    if (scenario.name === 'empty') empty = load.rps;
+    if (scenario.name === 'empty') empty = { make, rps: load.rps };
     // WAL: a fixed number of requests, about a second's worth (two in the full run), in a window of its own.
     const wal = scenario.writes
       ? await walWindow(
@@ -224,13 +228,19 @@ async function runScenarios(db: ThrowawayDatabase, servers: ProbedServer[], pool
           db.dialect === 'sqlite' ? sqliteWalMeter(db.file ?? '', { map: options.profile }) : postgresWalMeter(db.url),
         )
       : null;
+    // The empty route again, right after: this machine's speed drifts by up to 2x within an hour, and a
+    // scenario measured minutes after the run's first empty window was being compared with another machine.
+    // Warm already (it ran first on these servers); about two seconds of it.
+    const emptyRps =
+      scenario.name === 'empty' ? load.rps : empty ? (await measureWindow(servers, empty.make, options.connections, sized(empty.rps, Math.min(2, options.seconds)))).load.rps : null;
     const row: ScenarioRow = {
       db: db.dialect,
       processes: servers.length,
       scenario: scenario.name,
       title: scenario.title,
       load,
-      ratio: empty ? load.rps / empty : null,
+      ratio: emptyRps ? load.rps / emptyRps : null,
+      emptyRps,
       cost,
       wal,
       warmup,
@@ -241,7 +251,7 @@ async function runScenarios(db: ThrowawayDatabase, servers: ProbedServer[], pool
     const statuses = Object.entries(load.statuses).map(([code, n]) => `${code}×${n}`).join(' ');
     log(
       `  ${db.dialect} ×${servers.length} ${scenario.name.padEnd(17)} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50.toFixed(2)} ms  p99 ${load.p99.toFixed(2)} ms  ` +
-        `${row.ratio === null ? '' : `${(row.ratio * 100).toFixed(1)} % of empty  `}[${statuses}${load.errors ? ` errors×${load.errors}` : ''}]`,
+        `${row.ratio === null ? '' : `${(row.ratio * 100).toFixed(1)} % of empty${scenario.name === 'empty' ? '' : ` (${emptyRps?.toFixed(0)}/s just after)`}  `}[${statuses}${load.errors ? ` errors×${load.errors}` : ''}]`,
     );
     log(`      ${formatCost(row)}`);
     if (wal?.framesPerRequest) {
@@ -278,7 +288,9 @@ async function runFloorScenario(db: ThrowawayDatabase, recorded: Awaited<ReturnT
     scenario: 'floor',
     title: `raw ${db.dialect === 'sqlite' ? 'better-sqlite3' : 'pg'}: the writes of one redemption per transaction (${floor.statements - 2} statements)`,
     load: { seconds: floor.seconds, rps: floor.rps, ok: floor.transactions, non2xx: 0, errors: 0, p50: floor.p50, p99: floor.p99, peakRss: [], statuses: {} },
+    // Against the run's first empty window: the floor has no server to measure the empty route on.
     ratio: empty ? floor.rps / empty.load.rps : null,
+    emptyRps: empty?.load.rps ?? null,
     cost: { cpuUs: floor.cpuUs, statements: floor.statements, requests: floor.transactions, host: floor.host },
     wal: floor.wal,
     warmup: { seconds: floor.warmupSeconds, requests: 0, cpuUsPerRound: [], settled: true, rate: floor.rps },

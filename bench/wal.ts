@@ -33,6 +33,11 @@ export interface WalReading {
   /** PostgreSQL: bytes the cluster wrote per second while this bench was idle, already subtracted. */
   backgroundPerSecond: number | null;
   /**
+   * PostgreSQL with pg_walinspect: of `bytes`, the whole pages written into the log at their first change
+   * after a checkpoint (full-page images), which grow with the number of distinct pages a window touches.
+   */
+  fullPageImageBytes?: number;
+  /**
    * SQLite, when asked for (`sqliteWalMeter(file, { map: true })`): the window's frames by the table or
    * index whose page each one holds, most first. Pages the window allocated (new leaves, overflow pages of
    * large values) belong to no object yet in the snapshot the map is read from: they are named from the
@@ -162,13 +167,14 @@ export function postgresWalMeter(url: string): WalMeter {
         // Never ask past what is flushed (pg_walinspect refuses a future end LSN); the rest is left out.
         endLsn = (await one<{ lsn: string }>('select least(pg_current_wal_flush_lsn(), $1::pg_lsn)::text as lsn', [endLsn])).lsn;
         const pattern = `rel \\d+/${databaseOid}/`;
-        const { bytes } = await one<{ bytes: string }>(
-          `with r as (select xid, record_length, block_ref from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)),
+        const { bytes, fpi } = await one<{ bytes: string; fpi: string }>(
+          `with r as (select xid, record_length, fpi_length, block_ref from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)),
                 ours as (select distinct xid from r where block_ref ~ $3 and xid <> '0')
-           select coalesce(sum(record_length), 0)::text as bytes from r where block_ref ~ $3 or xid in (select xid from ours)`,
+           select coalesce(sum(record_length), 0)::text as bytes, coalesce(sum(fpi_length), 0)::text as fpi
+             from r where block_ref ~ $3 or xid in (select xid from ours)`,
           [startLsn, endLsn, pattern],
         );
-        return { bytes: Number(bytes), backgroundPerSecond: null };
+        return { bytes: Number(bytes), backgroundPerSecond: null, fullPageImageBytes: Number(fpi) };
       }
       const seconds = (performance.now() - startedAt) / 1000;
       const raw = Number((await one<{ d: string }>('select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::text as d', [startLsn])).d);
