@@ -5,11 +5,11 @@ import { defaultDatabasePoolSize } from '../src/config.ts';
 import { startCheckpointer, WalDurability } from '../src/store/sqlite-durability.ts';
 import { benchOrder, type Fixtures } from './fixtures.ts';
 import { hostCost, hostSnapshot, type HostCost } from './host-cpu.ts';
-import type { WalResult } from './measure.ts';
+import { walPerRequest, type WalResult } from './measure.ts';
 import type { Probe } from './probe.ts';
 import { customerSourceId } from './seed.ts';
 import { IdMaker, RowTemplate } from './template.ts';
-import { postgresWalMeter, sqliteWalMeter, type WalReading } from './wal.ts';
+import { postgresWalMeter, sqliteWalMeter } from './wal.ts';
 
 // The floor: what the essential writes of one stackable redemption cost with nothing above them, on the
 // same database, schema and durability, in the same run, at the same concurrency.
@@ -446,14 +446,7 @@ async function measure(driver: Driver, set: WriteSet, options: FloorOptions): Pr
     try {
       await meter.start();
       const window = await drive(driver, set, pick, options.connections, (done) => done + options.connections > options.walTransactions);
-      const reading: WalReading = await meter.stop();
-      const perTransaction = (n: number) => n / Math.max(1, window.done);
-      wal = {
-        bytesPerRequest: perTransaction(reading.bytes),
-        requests: window.done,
-        backgroundPerSecond: reading.backgroundPerSecond,
-        ...(reading.fullPageImageBytes === undefined ? {} : { fullPageImageBytesPerRequest: perTransaction(reading.fullPageImageBytes) }),
-      };
+      wal = walPerRequest(await meter.stop(), window.done);
     } finally {
       await meter.close();
     }

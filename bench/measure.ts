@@ -1,7 +1,7 @@
 import { hostCost, hostSnapshot, type HostCost } from './host-cpu.ts';
 import { runLoad, type LoadResult, type RequestMaker } from './load.ts';
 import { delta, quietAll, type ProbedServer } from './probe.ts';
-import type { WalMeter } from './wal.ts';
+import type { WalMeter, WalReading } from './wal.ts';
 
 // One scenario on running servers: a warm-up that lasts until the JIT has settled, the measured window
 // with what it cost the servers, and (for writes) a WAL window.
@@ -128,6 +128,18 @@ export async function measureWindow(servers: readonly ProbedServer[], make: Requ
   return { load, cost: { cpuUs: d.cpuUs / Math.max(1, d.requests), statements: d.statements / Math.max(1, d.requests), requests: d.requests, host } };
 }
 
+/** A WAL window's reading divided by the requests (or floor transactions) it held. */
+export function walPerRequest(reading: WalReading, requests: number): WalResult {
+  const perRequest = (n: number) => n / Math.max(1, requests);
+  return {
+    bytesPerRequest: perRequest(reading.bytes),
+    requests,
+    backgroundPerSecond: reading.backgroundPerSecond,
+    ...(reading.fullPageImageBytes === undefined ? {} : { fullPageImageBytesPerRequest: perRequest(reading.fullPageImageBytes) }),
+    ...(reading.frames ? { framesPerRequest: reading.frames.map((f) => ({ object: f.object, frames: perRequest(f.frames), pages: perRequest(f.pages) })) } : {}),
+  };
+}
+
 /** A fixed number of requests at the same concurrency inside a WAL window (bench/wal.ts). */
 export async function walWindow(servers: readonly ProbedServer[], make: RequestMaker, connections: number, amount: number, meter: WalMeter): Promise<WalResult> {
   try {
@@ -138,15 +150,7 @@ export async function walWindow(servers: readonly ProbedServer[], make: RequestM
       { connections, seconds: 0, amount, make },
     );
     await quietAll(servers);
-    const reading = await meter.stop();
-    const perRequest = (n: number) => n / Math.max(1, load.ok);
-    return {
-      bytesPerRequest: perRequest(reading.bytes),
-      requests: load.ok,
-      backgroundPerSecond: reading.backgroundPerSecond,
-      ...(reading.fullPageImageBytes === undefined ? {} : { fullPageImageBytesPerRequest: perRequest(reading.fullPageImageBytes) }),
-      ...(reading.frames ? { framesPerRequest: reading.frames.map((f) => ({ object: f.object, frames: perRequest(f.frames), pages: perRequest(f.pages) })) } : {}),
-    };
+    return walPerRequest(await meter.stop(), load.ok);
   } finally {
     await meter.close();
   }
