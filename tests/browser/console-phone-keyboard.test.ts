@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { BROWSER_MISSING, ensureConsoleBuilt, openBrowser, screenshot } from '../helpers/browser.ts';
+import { BROWSER_MISSING, ensureConsoleBuilt, openBrowser, screenshot, waitForCondition } from '../helpers/browser.ts';
 import { addUser, ADMIN, createFirstAdmin } from '../helpers/console.ts';
 import { RECEIVER_NETWORKS } from '../helpers/webhook-receiver.ts';
 import { signInThroughPage } from './console-sign-in.ts';
@@ -221,7 +221,11 @@ describe('console at phone width and with the keyboard', { skip: BROWSER_MISSING
       await page.keyboard.press('Enter');
       const dialog = page.getByRole('dialog');
       await dialog.getByText('Delete this webhook?').waitFor();
-      assert.equal(await page.evaluate(`Boolean(document.activeElement && document.activeElement.closest('[role=dialog]'))`), true, 'the focus moved into the dialog');
+      // The dialog takes the focus once it has rendered, which can be a frame after its text shows on a
+      // loaded machine: wait up to 2 s for it, then the assertion below decides.
+      const focusInDialog = `Boolean(document.activeElement && document.activeElement.closest('[role=dialog]'))`;
+      await waitForCondition(page, focusInDialog, 2_000).catch(() => undefined);
+      assert.equal(await page.evaluate(focusInDialog), true, 'the focus moved into the dialog');
       await screenshot(page, 'keyboard-confirm');
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
