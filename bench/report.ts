@@ -147,7 +147,7 @@ export function checkTargets(rows: ScenarioRow[], jobs: JobRow[], pages: PageRow
     }
   }
   for (const db of ['sqlite', 'postgres'] as const) {
-    const bulk = jobs.find((j) => j.db === db && j.health !== undefined);
+    const bulk = jobs.find((j) => j.db === db && j.name.startsWith('bulk metadata'));
     for (const [probe, stats] of [['GET /health', bulk?.health], ['redemption', bulk?.redeem]] as const) {
       if (!bulk || !stats) continue;
       checks.push({

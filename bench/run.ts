@@ -8,6 +8,8 @@ import { openPostgresBulk, openSqliteBulk, type Bulk, type Row } from './bulk.ts
 import { benchOrder, COUPON_CAMPAIGN, createFixtures, type Fixtures } from './fixtures.ts';
 import { captureRedemption, describeWrites, runFloor } from './floor.ts';
 import { bulkMetadataJobLatency } from './job-latency.ts';
+import { describeProbe } from './probes.ts';
+import { signInBurstLatency } from './sign-in-burst.ts';
 import { exportRedemptionsJob, generateCodesJob } from './jobs.ts';
 import { lockWaitShare, sampleLockWaits } from './lock-waits.ts';
 import { timeFirstPages, type FirstPageTiming } from './list-pages.ts';
@@ -31,7 +33,8 @@ import { postgresWalMeter, sqliteWalMeter } from './wal.ts';
 //                           CPU per request has stopped falling), connections
 //   --only a,b              only these scenarios and/or jobs (codes, export, bulk, pages: the lists'
 //                           first page, one request at a time; floor: the raw write set of a
-//                           redemption, which also runs with redeem); seeding always runs
+//                           redemption, which also runs with redeem; signins: /health and redemption
+//                           latency while bursts of 120 sign-ins arrive); seeding always runs
 //   --no-scale-out          skip the two-process PostgreSQL runs
 //   --keep                  keep the databases (their URLs are printed)
 //   --profile               a CPU profile of each measured window (main thread of the first server) in
@@ -61,7 +64,7 @@ const FULL = { vouchers: 1_000_000, customers: 1_000_000, redemptions: 1_000_000
 // 150k coupons: the redeem scenario (warm-up, window, WAL window, on PostgreSQL twice) and the floor
 // each use up one per redemption.
 const QUICK = { vouchers: 150_000, customers: 10_000, redemptions: 30_000, members: 100, codes: 100_000, bulk: 10_000, seconds: 5, warmup: 16 };
-const JOBS = ['codes', 'export', 'bulk', 'pages', 'floor'];
+const JOBS = ['codes', 'export', 'bulk', 'pages', 'floor', 'signins'];
 
 function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(name);
@@ -389,16 +392,25 @@ async function benchDatabase(
       try {
         const job = await bulkMetadataJobLatency(db.url, bulk, projectId, pools, options.bulk);
         jobs.push({ ...job, db: dialect });
-        const probe = (s: typeof job.health) => `p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(0)} ms (${s.count} requests, ${s.failures} failed)`;
         log(`  job ${job.name}: ${job.seconds.toFixed(1)} s (worker inside the server), peak RSS ${(job.peakRss / 1024 ** 2).toFixed(0)} MB`);
-        log(`    before the job: GET /health ${probe(job.baseline.health)}`);
-        log(`    before the job: redemption  ${probe(job.baseline.redeem)}`);
-        log(`    meanwhile GET /health ${probe(job.health)}`);
-        log(`    meanwhile redemption  ${probe(job.redeem)}`);
+        log(`    before the job: GET /health ${describeProbe(job.baseline.health)}`);
+        log(`    before the job: redemption  ${describeProbe(job.baseline.redeem)}`);
+        log(`    meanwhile GET /health ${describeProbe(job.health)}`);
+        log(`    meanwhile redemption  ${describeProbe(job.redeem)}`);
         log(`    customer.updated events: ${job.events.count}, ${(job.events.bytes / 1024 ** 2).toFixed(1)} MB, ${(job.events.bytes / Math.max(1, job.events.count)).toFixed(0)} bytes each on average, largest ${job.events.maxBytes}`);
       } finally {
         await bulk.close();
       }
+    }
+    if (!options.only || options.only.has('signins')) {
+      const job = await signInBurstLatency(db.url, pools);
+      jobs.push({ ...job, db: dialect });
+      log(`  job ${job.name}: ${job.seconds.toFixed(1)} s; ${job.detail}`);
+      log(`    sign-ins: ${describeProbe(job.signIns.latency)}`);
+      log(`    before: GET /health ${describeProbe(job.baseline.health)}`);
+      log(`    before: redemption  ${describeProbe(job.baseline.redeem)}`);
+      log(`    meanwhile GET /health ${describeProbe(job.health)}`);
+      log(`    meanwhile redemption  ${describeProbe(job.redeem)}`);
     }
   } finally {
     if (options.keep) log(`  kept ${db.url}`);

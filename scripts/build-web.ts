@@ -2,13 +2,16 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 // Builds the console and the customer cockpit (web/) into web/dist, so `npm install && npm start` serve
 // them with no extra command: it runs as the root package's `postinstall`, and `punchcard start` runs it
 // when the pages are missing (an install made with --ignore-scripts; bin/punchcard.js). web/ has its own
 // package.json and lock: its dependencies are installed with `npm ci` there when its lock changed. A
 // build is skipped when nothing it reads changed since the last one (a fingerprint of the inputs is kept
-// in web/dist), so a repeated install or test run costs ~nothing.
+// in web/dist), so a repeated install or test run costs ~nothing. Each built asset gets a brotli (.br) and
+// a gzip (.gz) copy at the best compression, which the server sends to clients that accept them
+// (src/http/routes/console/assets.ts), so no asset is compressed per request.
 //
 //   tsx scripts/build-web.ts   build when an input changed
 
@@ -31,6 +34,8 @@ function inputs(): string[] {
   walk(join(web, 'src'));
   for (const name of ['index.html', 'cockpit.html', 'vite.config.ts', 'tsconfig.json', 'package-lock.json']) out.push(join(web, name));
   out.push(join(root, 'src', 'domain', 'auth', 'roles.ts'));
+  // This script: a change in what the build writes (e.g. the compressed copies) builds again.
+  out.push(import.meta.filename);
   return out;
 }
 
@@ -59,6 +64,24 @@ function run(command: string, args: string[], cwd: string): void {
   }
 }
 
+/** Kinds of asset worth compressing (images and fonts Vite emits are compressed already). */
+const COMPRESSIBLE = /\.(js|mjs|css|html|svg|json|txt|map)$/;
+
+/**
+ * Writes `<asset>.br` and `<asset>.gz` next to each compressible asset: brotli at quality 11 and gzip at
+ * level 9, the smallest each makes; it costs a few seconds once per build instead of CPU on every request.
+ */
+function compressAssets(folder: string): void {
+  if (!existsSync(folder)) return;
+  for (const name of readdirSync(folder)) {
+    if (!COMPRESSIBLE.test(name)) continue;
+    const path = join(folder, name);
+    const plain = readFileSync(path);
+    writeFileSync(`${path}.br`, brotliCompressSync(plain, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: plain.length } }));
+    writeFileSync(`${path}.gz`, gzipSync(plain, { level: 9 }));
+  }
+}
+
 export function buildWeb(): 'built' | 'fresh' {
   const lockHash = hashOf([join(web, 'package-lock.json')]);
   if (read(LOCK_STAMP) !== lockHash) {
@@ -68,6 +91,7 @@ export function buildWeb(): 'built' | 'fresh' {
   const fingerprint = hashOf(inputs());
   if (read(FINGERPRINT) === fingerprint && existsSync(join(dist, 'index.html')) && existsSync(join(dist, 'cockpit.html'))) return 'fresh';
   run(process.execPath, [join(web, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], web);
+  compressAssets(join(dist, 'assets'));
   writeFileSync(FINGERPRINT, `${fingerprint}\n`);
   return 'built';
 }

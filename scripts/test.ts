@@ -29,7 +29,12 @@ function run(title: string, command: string, args: string[], env: NodeJS.Process
 }
 
 const requested = process.argv.slice(2).filter((a) => a.endsWith('.ts'));
-const files = requested.length > 0 ? requested : testFiles(join(root, 'tests')).filter((f) => !f.includes('/reliability/'));
+const selected = requested.length > 0 ? requested : testFiles(join(root, 'tests')).filter((f) => !f.includes('/reliability/'));
+// The container image test (tests/container) builds an image, minutes on a cold cache: a step of its own
+// after the databases' suites, with a timeout to match; it runs the image on SQLite and PostgreSQL itself.
+const isContainerTest = (file: string) => /^tests\/container\//.test(file);
+const containerFiles = selected.filter(isContainerTest);
+const files = selected.filter((file) => !isContainerTest(file));
 // Three files at a time on this 2-core machine kind: with two, a file waiting on its database (commits,
 // PostgreSQL round trips, job polling) leaves a core idle — measured 72 % CPU use, and 14 API files took
 // 171 s with two against 124 s with three.
@@ -57,13 +62,15 @@ async function dropRunDatabases(serverUrl: string, prefix: string): Promise<void
 }
 
 const failures: string[] = [];
-const build = await compileTests(root, files);
+const build = await compileTests(root, selected);
 process.on('exit', build.remove);
-const compiledOf = new Map(files.map((file, i) => [file, build.files[i] as string]));
+const compiledOf = new Map(selected.map((file, i) => [file, build.files[i] as string]));
 const compiledList = (list: string[]) => list.map((file) => compiledOf.get(file) as string);
 compileServer(root);
 if (requested.length === 0) {
   if (!run('type check (tsc --noEmit)', 'npx', ['tsc', '--noEmit'])) failures.push('type check');
+  // The console and cockpit (web/) have a tsconfig of their own: the DOM, and no unused names.
+  if (!run('console type check (tsc --noEmit -p web)', 'npx', ['tsc', '--noEmit', '-p', 'web'])) failures.push('console type check');
   // No import cycles in src/ and no import from a lower layer to a higher one (docs/architecture.md).
   if (!run('import cycles and layers (dependency-cruiser)', 'npx', ['depcruise', 'src', '--config', '.dependency-cruiser.cjs'])) failures.push('import rules');
   if (!run('OpenAPI document matches openapi.json', 'npx', ['tsx', 'scripts/write-openapi.ts', '--check'])) failures.push('openapi drift');
@@ -73,7 +80,7 @@ const databaseUrl = process.env.DATABASE_URL ?? '';
 const postgres = databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://');
 // The command-line test of a missing PostgreSQL database runs in this pass too (see DATABASE_INDEPENDENT).
 const sqliteEnv = postgres ? { PUNCHCARD_TEST_DB: 'sqlite', PUNCHCARD_TEST_PG_URL: databaseUrl } : { PUNCHCARD_TEST_DB: 'sqlite' };
-if (!run(`tests on SQLite (${files.length} files)`, process.execPath, nodeTestArgs(compiledList(files)), sqliteEnv)) {
+if (files.length > 0 && !run(`tests on SQLite (${files.length} files)`, process.execPath, nodeTestArgs(compiledList(files)), sqliteEnv)) {
   failures.push('SQLite suite');
 }
 // The CI-sized reliability suite (scripts/reliability.ts) runs after each database's suite, not beside it.
@@ -84,7 +91,7 @@ if (!reliability('sqlite')) failures.push('SQLite reliability suite');
 if (postgres) {
   // Test databases are not dropped one by one (each drop forces a checkpoint): the run drops its own at the end.
   const testRun = randomBytes(4).toString('hex');
-  const passed = run(`tests on PostgreSQL (${postgresFiles.length} files; ${files.length - postgresFiles.length} that use no database ran once)`, process.execPath, nodeTestArgs(compiledList(postgresFiles)), {
+  const passed = postgresFiles.length === 0 || run(`tests on PostgreSQL (${postgresFiles.length} files; ${files.length - postgresFiles.length} that use no database ran once)`, process.execPath, nodeTestArgs(compiledList(postgresFiles)), {
     PUNCHCARD_TEST_DB: 'postgres',
     PUNCHCARD_TEST_PG_URL: databaseUrl,
     PUNCHCARD_TEST_RUN: testRun,
@@ -99,6 +106,13 @@ if (postgres) {
       `!!! Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm test\n${banner}\n`,
   );
   if (process.env.PUNCHCARD_REQUIRE_POSTGRES === '1') failures.push('PostgreSQL suite (required but DATABASE_URL is not set)');
+}
+
+if (containerFiles.length > 0) {
+  const containerArgs = ['--enable-source-maps', '--test', '--test-reporter=spec', '--test-timeout=3600000', ...compiledList(containerFiles)];
+  if (!run('container image (build, then run on SQLite and PostgreSQL)', process.execPath, containerArgs, postgres ? { PUNCHCARD_TEST_PG_URL: databaseUrl } : {})) {
+    failures.push('container image');
+  }
 }
 
 if (failures.length > 0) {

@@ -15,6 +15,7 @@ import { durable, type Db, type Dialect } from './store/db.ts';
 import { installAuth } from './http/plugins/auth.ts';
 import { BODY_LIMIT_BYTES, installBodyParsers } from './http/plugins/body-parsers.ts';
 import { installClientCors } from './http/plugins/cors.ts';
+import { installCompression } from './http/plugins/compression.ts';
 import { installErrorHandling, sendError } from './http/plugins/errors.ts';
 import { gracefulCloseOptions, installGracefulClose } from './http/graceful-close.ts';
 import { domainError } from './domain/errors.ts';
@@ -28,6 +29,9 @@ import { installTextGuard, installValidators } from './http/plugins/validation.t
 import type { TypedApp } from './http/route-context.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { limitConnections, serverLimitOptions } from './http/server-limits.ts';
+import { installClientAddress } from './http/client-address.ts';
+import { AccessLog } from './http/access-log.ts';
+import { ProxyTrust } from './lib/forwarding.ts';
 
 export interface AppOptions {
   db: Db;
@@ -45,16 +49,10 @@ export interface AppOptions {
 }
 
 export async function buildApp(options: AppOptions): Promise<TypedApp> {
-  const deps: Deps = {
-    db: options.db,
-    dialect: options.dialect,
-    clock: options.clock,
-    ids: options.ids,
-    config: options.config,
-    pepper: options.pepper,
-  };
   const app = Fastify({
     logger: options.logger ? { ...loggerOptions(options.logger.level), ...(options.logger.stream ? { stream: options.logger.stream } : {}) } : false,
+    // One line per request (./http/access-log.ts).
+    logController: new AccessLog(),
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -67,9 +65,20 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
     },
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  limitConnections(app.server, options.config.server);
+  const deps: Deps = {
+    db: options.db,
+    dialect: options.dialect,
+    clock: options.clock,
+    ids: options.ids,
+    config: options.config,
+    pepper: options.pepper,
+    log: app.log,
+  };
   // First, so every later hook and the handler run inside the request's span.
   options.tracing?.installRequestSpans(app);
+  const proxies = new ProxyTrust(options.config.proxies.trusted, options.config.proxies.header);
+  installClientAddress(app, proxies);
+  limitConnections(app, options.config.server, proxies);
 
   // Response schemas document the API; they must never drop members, so responses are plain JSON (stored
   // JSON shown unchanged is written as it is stored: src/lib/json-text.ts).
@@ -96,6 +105,8 @@ export async function buildApp(options: AppOptions): Promise<TypedApp> {
   }
   installClientCors(app);
   installGracefulClose(app);
+  // Before every route: the plugin adds its hook to each route as it is declared.
+  await installCompression(app);
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('X-Request-Id', request.id);
     return payload;

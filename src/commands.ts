@@ -7,13 +7,14 @@ import { closeGracefully } from './http/graceful-close.ts';
 import { refreshQueueMetrics } from './jobs/queue-metrics.ts';
 import { createWorker } from './jobs/registry.ts';
 import { stopOnSignals } from './lifecycle.ts';
-import { loggerOptions } from './lib/logging.ts';
+import { logDestination, loggerOptions } from './lib/logging.ts';
 import { collectProcessMetrics, registry } from './lib/metrics.ts';
 import { startTracing } from './lib/tracing.ts';
 import { systemClock } from './lib/clock.ts';
 import { sortableIds } from './lib/ids.ts';
 import { bootstrap, loadPepper, rotateGeneratedKeys } from './services/projects/bootstrap.ts';
 import { describeFirstAdmin, prepareFirstAdmin } from './services/users/first-admin.ts';
+import { listAccounts, operatorLink } from './services/users/operator.ts';
 import { durable, openDatabase, type DbHandle } from './store/db.ts';
 import { describeConnectionError } from './store/connection-errors.ts';
 import { findDefaultProject, listProjects, toProjectObject } from './store/projects.ts';
@@ -50,58 +51,72 @@ function explained(config: Config, error: unknown): unknown {
   return sentence === null ? error : new Error(sentence, { cause: error });
 }
 
-function printSecrets(title: string, pairs: { management?: KeyPair; server?: KeyPair; client?: KeyPair }): void {
+function describeSecrets(title: string, pairs: { management?: KeyPair; server?: KeyPair; client?: KeyPair }): string {
   const lines: string[] = [];
   if (pairs.management) lines.push(`  Management   X-Management-Id: ${pairs.management.id}   X-Management-Token: ${pairs.management.secret}`);
   if (pairs.server) lines.push(`  Server-side  X-App-Id: ${pairs.server.id}   X-App-Token: ${pairs.server.secret}`);
   if (pairs.client) lines.push(`  Client-side  X-Client-Application-Id: ${pairs.client.id}   X-Client-Token: ${pairs.client.secret}`);
-  if (lines.length === 0) return;
-  process.stdout.write(`\n${title}\n${lines.join('\n')}\n\n`);
+  if (lines.length === 0) return '';
+  return `\n${title}\n${lines.join('\n')}\n\n`;
 }
 
 export async function start(config: Config, serveHttp: boolean): Promise<void> {
   const command = serveHttp ? 'start' : 'worker';
-  // Written synchronously, so the last lines before the process exits are not lost.
-  const log = pino(loggerOptions(config.logLevel), pino.destination({ dest: 1, sync: true }));
+  // One destination for the process's lines and the HTTP server's, written synchronously (src/lib/logging.ts).
+  const destination = await logDestination(config.logFormat);
+  const log = pino(loggerOptions(config.logLevel), destination);
   // Tracing first, so it is in place before anything it observes; absent unless configured.
   const tracing = config.tracing ? await startTracing(config.tracing) : null;
   const handle = await openAndMigrate(config, { longRunning: true });
   const boot = await bootstrap({ db: handle.db, dialect: handle.dialect, clock: systemClock, ids: sortableIds, config, process: processName(command) });
   // Keys are shown once: they must be on disk before anyone sees them.
   await durable(handle.db);
-  printSecrets('Punchcard created these keys; the secrets are shown only now, store them safely:', boot.generated);
+  // The banner (keys shown once, where the server listens, how to reach the console) is written as one
+  // block once the process is up, so no log line lands inside it. Should the start fail before then, the
+  // keys just generated are still shown: they are stored hashed and cannot be shown again.
+  let keysBlock = describeSecrets('Punchcard created these keys; the secrets are shown only now, store them safely:', boot.generated);
   if (Object.keys(boot.generated).length > 0) {
-    process.stdout.write('Later, `punchcard keys` prints the key ids; `punchcard keys --rotate` replaces lost secrets.\n');
+    keysBlock += 'Later, `punchcard keys` prints the key ids; `punchcard keys --rotate` replaces lost secrets.\n';
   } else if (boot.keysShownBy) {
     const shown = boot.keysShownBy;
-    process.stdout.write(
+    keysBlock +=
       `The generated keys were shown once by ${shown.by} at ${shown.at}, in its output. ` +
-        '`punchcard keys` prints the key ids; `punchcard keys --rotate` replaces lost secrets.\n',
-    );
+      '`punchcard keys` prints the key ids; `punchcard keys --rotate` replaces lost secrets.\n';
   }
-  const deps = { db: handle.db, dialect: handle.dialect, clock: systemClock, ids: sortableIds, config, pepper: boot.pepper };
+  const deps = { db: handle.db, dialect: handle.dialect, clock: systemClock, ids: sortableIds, config, pepper: boot.pepper, log };
 
   const worker = createWorker(deps, log);
-  if (!serveHttp || config.runWorker) worker.start();
-
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   let metricsServer: Server | null = null;
-  if (serveHttp) {
-    await warnAboutOpenOrigins(handle, log);
-    // Loaded only here: a jobs-only process needs none of the HTTP layer (routes, schemas, validators),
-    // which costs about 30 MB of resident memory (an idle worker: 177 MB with it, 147 MB without).
-    const [{ buildApp }, { compilePendingValidators }] = await Promise.all([import('./app.ts'), import('./http/plugins/validation.ts')]);
-    app = await buildApp({ ...deps, logger: { level: config.logLevel }, processMetrics: true, tracing });
-    await app.ready();
-    // Validators compile on first use (src/http/plugins/validation.ts); a served process compiles them
-    // all now, so no request waits for one (and an invalid schema stops the start).
-    compilePendingValidators();
-    await app.listen({ port: config.port, host: config.host });
-    process.stdout.write(`Punchcard is serving ${config.publicUrl} (API docs at ${config.publicUrl}/docs)\n`);
-    process.stdout.write(describeFirstAdmin(await prepareFirstAdmin(deps), config.publicUrl));
-  } else {
-    if (config.workerMetricsPort !== null) metricsServer = await serveWorkerMetrics(deps, config.host, config.workerMetricsPort);
-    process.stdout.write('Punchcard worker is running\n');
+  try {
+    if (!serveHttp || config.runWorker) worker.start();
+    if (serveHttp) {
+      await warnAboutOpenOrigins(handle, log);
+      // Loaded only here: a jobs-only process needs none of the HTTP layer (routes, schemas, validators),
+      // which costs about 30 MB of resident memory (an idle worker: 177 MB with it, 147 MB without).
+      const [{ buildApp }, { compilePendingValidators }] = await Promise.all([import('./app.ts'), import('./http/plugins/validation.ts')]);
+      app = await buildApp({ ...deps, logger: { level: config.logLevel, stream: destination }, processMetrics: true, tracing });
+      await app.ready();
+      // Validators compile on first use (src/http/plugins/validation.ts); a served process compiles them
+      // all now, so no request waits for one (and an invalid schema stops the start).
+      compilePendingValidators();
+      // Before listening: the admin named by PUNCHCARD_ADMIN_EMAIL can sign in from the first answer on.
+      const firstAdmin = await prepareFirstAdmin(deps);
+      await durable(handle.db);
+      const addresses = await listenQuietly(app, config);
+      process.stdout.write(
+        keysBlock +
+          `Punchcard is serving ${config.publicUrl} (API docs at ${config.publicUrl}/docs)\n` +
+          `Listening on ${addresses.join(', ')}\n` +
+          describeFirstAdmin(firstAdmin, config.publicUrl),
+      );
+    } else {
+      if (config.workerMetricsPort !== null) metricsServer = await serveWorkerMetrics(deps, config.host, config.workerMetricsPort);
+      process.stdout.write(`${keysBlock}Punchcard worker is running\n`);
+    }
+  } catch (error) {
+    process.stdout.write(keysBlock);
+    throw error;
   }
 
   stopOnSignals({
@@ -123,6 +138,29 @@ export async function start(config: Config, serveHttp: boolean): Promise<void> {
       return 0;
     },
   });
+}
+
+/**
+ * Listens without Fastify's "Server listening at …" lines (the banner names the addresses, in one
+ * block), and answers the addresses.
+ */
+async function listenQuietly(app: Awaited<ReturnType<typeof buildApp>>, config: Config): Promise<string[]> {
+  const addresses: string[] = [];
+  const level = app.log.level;
+  app.log.level = 'warn';
+  try {
+    await app.listen({
+      port: config.port,
+      host: config.host,
+      listenTextResolver: (address) => {
+        addresses.push(address);
+        return `Server listening at ${address}`;
+      },
+    });
+  } finally {
+    app.log.level = level;
+  }
+  return addresses;
 }
 
 /** `npm start` warns once, at start, about every project that lets any web page use its client keys. */
@@ -178,7 +216,7 @@ export async function keys(config: Config, rotate: boolean): Promise<void> {
     const deps = { db: handle.db, dialect: handle.dialect, clock: systemClock, ids: sortableIds, config, pepper };
     if (rotate) {
       const issued = await rotateGeneratedKeys(deps);
-      printSecrets('New keys (the old ones no longer work):', issued);
+      process.stdout.write(describeSecrets('New keys (the old ones no longer work):', issued));
       if (!issued.management && !issued.server && !issued.client) {
         process.stdout.write('All keys are fixed by the environment; nothing to rotate.\n');
       }
@@ -206,6 +244,59 @@ export async function keys(config: Config, rotate: boolean): Promise<void> {
         '',
       ].join('\n'),
     );
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A column as wide as its widest cell. */
+function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ');
+  return [line(header), ...rows.map(line), ''].join('\n');
+}
+
+/**
+ * `punchcard users list` and `punchcard users reset-password EMAIL`: for the operator when no ADMIN can
+ * sign in. The list shows no secret; the link printed is the only way to set the password with it.
+ */
+export async function users(config: Config, action: { kind: 'list' } | { kind: 'reset-password'; email: string }): Promise<void> {
+  const handle = await openAndMigrate(config);
+  try {
+    const pepper = await loadPepper(handle.db);
+    const deps = { db: handle.db, dialect: handle.dialect, clock: systemClock, ids: sortableIds, config, pepper };
+    if (action.kind === 'list') {
+      const accounts = await listAccounts(deps);
+      if (accounts.length === 0) {
+        process.stdout.write('No console user yet: `punchcard start` prints the link that creates the first admin.\n');
+        return;
+      }
+      const rows = accounts.map((a) => [
+        a.email,
+        a.name === '' ? '-' : a.name,
+        a.is_owner ? `${a.status} (owner)` : a.status,
+        a.projects.map((p) => `${p.name} (${p.id}): ${p.role}`).join('; ') || '(no project)',
+      ]);
+      process.stdout.write(table(['E-MAIL', 'NAME', 'STATUS', 'PROJECTS AND ROLES'], rows));
+      return;
+    }
+    const link = await operatorLink(deps, action.email);
+    switch (link.kind) {
+      case 'unknown-account':
+        throw new Error(`no console user has the e-mail ${action.email} (\`punchcard users list\` lists them)`);
+      case 'no-project':
+        throw new Error(`${link.email} is in no project; add it to one with the management API first`);
+      case 'invitation':
+        process.stdout.write(
+          `${link.email} has not set a password yet. This one-time invitation link sets it and signs in to ${link.project} (it works once, until ${link.expires_at}; earlier invitation links no longer work):\n  ${link.url}\n`,
+        );
+        return;
+      case 'password-reset':
+        process.stdout.write(
+          `One-time password reset link for ${link.email} (${link.project}); it works once, until ${link.expires_at}, and signs out every session of the account. Earlier reset links no longer work:\n  ${link.url}\n`,
+        );
+        return;
+    }
   } finally {
     await handle.close();
   }

@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { parseNetwork } from './lib/address-policy.ts';
+import { isTrustedProxyEntry, type ForwardedHeader } from './lib/forwarding.ts';
+import { LOG_FORMATS, type LogFormat } from './lib/logging.ts';
 import { passwordProblem } from './lib/passwords.ts';
 
 // The one place that reads process.env. Every value is validated here so a bad setting stops the
@@ -19,6 +21,8 @@ export interface Config {
   /** Base URL the outside world uses to reach this server (links in responses, export downloads). */
   publicUrl: string;
   logLevel: LogLevel;
+  /** LOG_FORMAT: readable lines for a terminal or JSON lines for a collector (src/lib/logging.ts). */
+  logFormat: LogFormat;
   /** Fixed credentials for the default project and the organisation; absent ones are generated once. */
   defaultProject: {
     serverKey: KeyPair | null;
@@ -46,6 +50,10 @@ export interface Config {
   tracing: TracingConfig | null;
   /** Console sign-in (src/services/users/): session lifetime and the first admin from the environment. */
   console: ConsoleConfig;
+  /** Reverse proxies whose forwarding headers are believed (src/lib/forwarding.ts); none by default. */
+  proxies: { trusted: string[]; header: ForwardedHeader };
+  /** How long a customer's cockpit link opens the cockpit after it was handed out, in days (src/services/cockpit/links.ts). */
+  cockpitLinkDays: number;
 }
 
 export interface ConsoleConfig {
@@ -70,6 +78,10 @@ export interface ServerLimits {
   keepAliveTimeoutMs: number;
   /** Most connections open at once; a connection beyond them is closed as it arrives. */
   maxConnections: number;
+  /** Most of those one client address may hold (behind trusted proxies, the forwarded address). */
+  maxConnectionsPerAddress: number;
+  /** How long a new connection may stay silent before its first request is in; then it is closed. */
+  firstRequestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -123,6 +135,15 @@ function readLogLevel(env: NodeJS.ProcessEnv): LogLevel {
   const level = LOG_LEVELS.find((l) => l === raw);
   if (!level) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
   return level;
+}
+
+/** LOG_FORMAT; unset: pretty when standard output is a terminal (a person reads it), json otherwise. */
+function readLogFormat(env: NodeJS.ProcessEnv, stdoutIsTerminal: boolean): LogFormat {
+  const raw = env.LOG_FORMAT;
+  if (raw === undefined || raw === '') return stdoutIsTerminal ? 'pretty' : 'json';
+  const format = LOG_FORMATS.find((f) => f === raw);
+  if (!format) throw new ConfigError(`LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}, got "${raw}"`);
+  return format;
 }
 
 // Key ids and secrets end up in HTTP headers, so keep them to a safe, unambiguous alphabet.
@@ -193,6 +214,25 @@ function readNetworks(env: NodeJS.ProcessEnv, name: string): string[] {
   return networks;
 }
 
+function readTrustedProxies(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.PUNCHCARD_TRUSTED_PROXIES;
+  if (raw === undefined || raw.trim() === '') return [];
+  const entries = raw.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  for (const entry of entries) {
+    if (!isTrustedProxyEntry(entry)) {
+      throw new ConfigError(`PUNCHCARD_TRUSTED_PROXIES entry "${entry}" is not an address or network like 10.0.0.5, 10.0.0.0/8 or fd00::/8`);
+    }
+  }
+  return entries;
+}
+
+function readForwardedHeader(env: NodeJS.ProcessEnv): ForwardedHeader {
+  const raw = (env.PUNCHCARD_FORWARDED_HEADER ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'x-forwarded-for') return 'x-forwarded-for';
+  if (raw === 'forwarded') return 'forwarded';
+  throw new ConfigError(`PUNCHCARD_FORWARDED_HEADER must be x-forwarded-for or forwarded, got "${env.PUNCHCARD_FORWARDED_HEADER}"`);
+}
+
 function readOptionalPort(env: NodeJS.ProcessEnv, name: string): number | null {
   const raw = env[name];
   if (raw === undefined || raw === '') return null;
@@ -248,7 +288,7 @@ export function defaultDatabasePoolSize(cores: number = availableParallelism()):
   return Math.min(10, 2 * cores + 1);
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal: boolean = process.stdout.isTTY === true): Config {
   const port = readPort(env);
   const host = env.HOST === undefined || env.HOST === '' ? '127.0.0.1' : env.HOST;
   const serverKey = readKeyPair(env, 'PUNCHCARD_APP_ID', 'PUNCHCARD_APP_TOKEN');
@@ -257,6 +297,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (serverKey && clientKey && serverKey.id === clientKey.id) {
     throw new ConfigError('PUNCHCARD_APP_ID and PUNCHCARD_CLIENT_APP_ID must differ');
   }
+  const maxConnections = readIntInRange(env, 'PUNCHCARD_MAX_CONNECTIONS', 1024, 1, 1_000_000);
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {
     port,
@@ -264,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: readDatabaseUrl(env),
     publicUrl: readUrl('PUBLIC_URL', env.PUBLIC_URL, `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`),
     logLevel: readLogLevel(env),
+    logFormat: readLogFormat(env, stdoutIsTerminal),
     defaultProject: { serverKey, clientKey, clientOrigins: readOrigins(env) },
     managementKey,
     oauthTokenTtlSeconds: readPositiveInt(env, 'PUNCHCARD_OAUTH_TOKEN_TTL', 900),
@@ -274,7 +316,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestTimeoutMs: readIntInRange(env, 'PUNCHCARD_REQUEST_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
       // Longer than the 60 s idle timeout of common load balancers, so they never reuse a connection being closed.
       keepAliveTimeoutMs: readIntInRange(env, 'PUNCHCARD_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000),
-      maxConnections: readIntInRange(env, 'PUNCHCARD_MAX_CONNECTIONS', 1024, 1, 1_000_000),
+      maxConnections,
+      // A quarter of the cap: a shop's own backend with a generous pool fits, one client cannot starve the rest.
+      maxConnectionsPerAddress: readIntInRange(env, 'PUNCHCARD_MAX_CONNECTIONS_PER_ADDRESS', Math.max(1, Math.floor(maxConnections / 4)), 1, 1_000_000),
+      // Browsers open a spare connection ahead of need and leave it idle about 10 s; nothing else waits that long.
+      firstRequestTimeoutMs: readIntInRange(env, 'PUNCHCARD_FIRST_REQUEST_TIMEOUT_MS', 10_000, 1_000, 3_600_000),
     },
     databasePoolSize: readIntInRange(env, 'PUNCHCARD_DATABASE_POOL_SIZE', defaultDatabasePoolSize(), 1, 1000),
     // Within the 30 s most orchestrators wait between SIGTERM and SIGKILL.
@@ -285,5 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionTtlSeconds: readIntInRange(env, 'PUNCHCARD_SESSION_TTL_HOURS', 12, 1, 720) * 3600,
       firstAdmin: readFirstAdmin(env),
     },
+    proxies: { trusted: readTrustedProxies(env), header: readForwardedHeader(env) },
+    cockpitLinkDays: readIntInRange(env, 'PUNCHCARD_COCKPIT_LINK_DAYS', 90, 1, 3650),
   };
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 
-// `punchcard <command>`: start (HTTP server and worker), migrate, worker (jobs only), keys. Arguments are
+// `punchcard <command>`: start (HTTP server and worker), migrate, worker (jobs only), keys, users. Arguments are
 // read before anything else, so `--help` and mistakes never open the database or start a server; the
 // engine itself (src/commands.ts) is loaded only when a command runs.
 
@@ -10,6 +10,8 @@ interface Command {
   summary: string;
   usage: string;
   options: Record<string, { type: 'boolean'; help: string }>;
+  /** What follows the command (`list`, `reset-password EMAIL`), each with how many arguments it takes; none when absent. */
+  actions?: Record<string, { args: string[]; help: string }>;
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -29,6 +31,15 @@ const COMMANDS: Record<string, Command> = {
     usage: 'punchcard keys [--rotate]',
     options: { rotate: { type: 'boolean', help: 'replace the generated keys with new ones and print their secrets once' } },
   },
+  users: {
+    summary: 'list the console users, or print a one-time password reset link for one (when no ADMIN can sign in)',
+    usage: 'punchcard users list | punchcard users reset-password EMAIL',
+    options: {},
+    actions: {
+      list: { args: [], help: 'e-mail, name, status (invited or active) and the projects and roles of every console user' },
+      'reset-password': { args: ['EMAIL'], help: "print a one-time link that sets a new password for that account (an invitation link if it never set one)" },
+    },
+  },
 };
 
 const USAGE = [
@@ -43,8 +54,9 @@ const USAGE = [
 ].join('\n');
 
 function commandHelp(name: string, command: Command): string {
+  const actions = Object.entries(command.actions ?? {}).map(([action, spec]) => `  ${[action, ...spec.args].join(' ').padEnd(28)}${spec.help}`);
   const options = Object.entries(command.options).map(([option, spec]) => `  --${option.padEnd(10)}${spec.help}`);
-  return [`usage: ${command.usage}`, '', `${command.summary}.`, '', ...options, `  --${'help'.padEnd(10)}show this help`].join('\n');
+  return [`usage: ${command.usage}`, '', `${command.summary}.`, '', ...actions, ...(actions.length > 0 ? [''] : []), ...options, `  --${'help'.padEnd(10)}show this help`].join('\n');
 }
 
 function version(): string {
@@ -78,8 +90,14 @@ async function main(argv: string[]): Promise<void> {
   if (!command) usageError(`unknown command "${first}"; commands: ${Object.keys(COMMANDS).join(', ')}`);
 
   let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({ args: rest, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+    ({ values, positionals } = parseArgs({
+      args: rest,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: command.actions !== undefined,
+    }));
   } catch (error) {
     usageError(`${first}: ${describeArgumentError(error)}`, `punchcard ${first} --help`);
   }
@@ -87,6 +105,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${commandHelp(first, command)}\n`);
     return;
   }
+  if (command.actions) checkAction(first, command.actions, positionals);
 
   let config: Config;
   try {
@@ -95,7 +114,7 @@ async function main(argv: string[]): Promise<void> {
     if (error instanceof ConfigError) fail(`configuration error: ${error.message}`);
     throw error;
   }
-  const { keys, migrate, start } = await import('./commands.ts');
+  const { keys, migrate, start, users } = await import('./commands.ts');
   switch (first) {
     case 'start':
       return start(config, true);
@@ -105,7 +124,20 @@ async function main(argv: string[]): Promise<void> {
       return migrate(config);
     case 'keys':
       return keys(config, values.rotate === true);
+    case 'users':
+      return users(config, positionals[0] === 'list' ? { kind: 'list' } : { kind: 'reset-password', email: positionals[1] as string });
   }
+}
+
+/** The action and its arguments are known and complete, else a usage error (exit 2). */
+function checkAction(name: string, actions: NonNullable<Command['actions']>, positionals: readonly string[]): void {
+  const help = `punchcard ${name} --help`;
+  const [action, ...args] = positionals;
+  if (action === undefined) usageError(`${name}: which one? ${Object.keys(actions).join(', ')}`, help);
+  const spec = actions[action];
+  if (!spec) usageError(`${name}: unknown action "${action}"; actions: ${Object.keys(actions).join(', ')}`, help);
+  if (args.length < spec.args.length) usageError(`${name} ${action}: missing ${spec.args.slice(args.length).join(' ')}`, help);
+  if (args.length > spec.args.length) usageError(`${name} ${action}: unexpected argument ${args[spec.args.length] ?? ''}`, help);
 }
 
 /** node:util's parseArgs messages, in one short line. */

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { CategoryNameMember } from './categories.ts';
 import { DateOrDateTime, Limit, Metadata, Nullable, StoredInteger } from './common.ts';
 import { FreeFormObject } from './free-form.ts';
 import { Discount, Gift, LoyaltyCardTemplate } from './discounts.ts';
@@ -67,7 +68,7 @@ export const MAX_VOUCHERS_PER_REQUEST = 5_000_000;
 const CommonCampaignFields = {
   description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
   metadata: Type.Optional(Nullable(Metadata)),
-  category: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'Category name' }))),
+  category: Type.Optional(Nullable(CategoryNameMember())),
   category_id: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
   join_once: Type.Optional(Type.Boolean()),
   auto_join: Type.Optional(Type.Boolean()),
@@ -96,7 +97,7 @@ export const PromotionTierFields = {
     StoredInteger('integer', { minimum: 1, maximum: 1_000_000, description: 'Order in which tiers apply (ascending); default: after the highest' }),
   ),
   active: Type.Optional(Type.Boolean()),
-  category: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'Category name' }))),
+  category: Type.Optional(Nullable(CategoryNameMember())),
   category_id: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
   validation_rules: Type.Optional(Nullable(Type.Array(Type.String({ minLength: 1 }), { maxItems: 10, description: 'Validation rule ids to assign' }))),
   validation_rule_assignments: Type.Optional(Nullable(RuleAssignmentListInput)),
@@ -167,7 +168,7 @@ export const AddVouchersQuery = Type.Object({
 export const AddVouchersBody = Type.Object({
   code: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   code_config: Type.Optional(CodeConfig),
-  category: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
+  category: Type.Optional(Nullable(CategoryNameMember())),
   category_id: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
   metadata: Type.Optional(Nullable(Metadata)),
   additional_info: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),

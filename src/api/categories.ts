@@ -1,10 +1,24 @@
 import Type, { type Static } from 'typebox';
+import { CATEGORY_NAME_MAX_LENGTH } from '../domain/categories/limits.ts';
 import { StoredInteger } from './common.ts';
 
 // Categories (platform reference 4.5). Names are unique within a project.
 
+/**
+ * The `category` member of voucher, campaign, promotion tier and import bodies: a category's name, which
+ * creates the category when the project has none of that name (the id of an existing category is taken
+ * too); `category_id` names an existing category by id.
+ */
+export function CategoryNameMember() {
+  return Type.String({
+    minLength: 1,
+    maxLength: CATEGORY_NAME_MAX_LENGTH,
+    description: 'Category name; a name the project does not have yet creates that category (hierarchy 1)',
+  });
+}
+
 const CategoryFields = {
-  name: Type.String({ minLength: 1, maxLength: 200, description: 'Unique within the project' }),
+  name: Type.String({ minLength: 1, maxLength: CATEGORY_NAME_MAX_LENGTH, description: 'Unique within the project' }),
   hierarchy: StoredInteger('integer', {
     minimum: 0,
     description: 'Processing order: categories with a lower hierarchy are processed first',

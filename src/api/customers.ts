@@ -131,6 +131,13 @@ export const ListCustomersQuery = Type.Object({
   city: Type.Optional(Type.String({ description: 'Exact match on address.city' })),
   segment_id: Type.Optional(Type.String({ minLength: 1, description: 'Only members of this segment (seg_…)' })),
   name: Type.Optional(Type.String({ description: 'Exact match' })),
+  q: Type.Optional(
+    Type.String({
+      maxLength: 255,
+      description:
+        'Punchcard extension: customers whose name (from the start of any word), e-mail, phone number or source_id starts with this text. Names and e-mails ignore case and accents; phone numbers compare by their digits (and a plus); source_ids match as written. Every character is literal (% _ \\ are no wildcards). Blank means no search',
+    }),
+  ),
   created_at: Type.Optional(DateRange('created_at[before] / created_at[after], exclusive; a date means midnight UTC')),
   updated_at: Type.Optional(
     DateRange('updated_at[before] / updated_at[after], exclusive; a customer never updated counts as updated when created'),

@@ -124,7 +124,8 @@ export const EarningRuleObject = Type.Object({
   validity_day_of_week: Nullable(Type.Array(Type.Integer())),
   validity_hours: Nullable(Type.Record(Type.String(), Type.Unknown())),
   metadata: Metadata,
-  expiration_rules: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  // Left out when the rule has none (the vendor's schema allows no null).
+  expiration_rules: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   automation_id: Type.String({ description: 'auto_…' }),
   object: Type.Literal('earning_rule'),
 });

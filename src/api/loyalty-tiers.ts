@@ -31,6 +31,18 @@ export type CreateTierInput = Static<typeof CreateTierItem>;
 
 export const CreateTiersBody = Type.Array(CreateTierItem, { minItems: 1, maxItems: 50, description: 'Tiers to create, all or none' });
 
+export const UpdateTierBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    points: Type.Optional(PointsRange),
+    earning_rules: Mappings('Earning rule (ern_…)'),
+    rewards: Mappings('Reward assignment (rewa_…)'),
+    metadata: Type.Optional(Nullable(Metadata)),
+  },
+  { description: 'Only the members sent change; points replaces the whole range, earning_rules and rewards their whole mapping' },
+);
+export type UpdateTierInput = Static<typeof UpdateTierBody>;
+
 export const TierParams = Type.Object({
   campaignId: Type.String({ minLength: 1, description: 'Loyalty campaign id or name' }),
   loyaltyTierId: Type.String({ minLength: 1, description: 'ltr_…' }),

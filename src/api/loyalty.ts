@@ -263,3 +263,6 @@ export const AssetQuery = Type.Object({
   format: Type.Optional(Type.Enum(['png', 'svg'], { description: 'Default png' })),
 });
 export type AssetQueryInput = Static<typeof AssetQuery>;
+/** A card image as the asset links answer it: PNG by default, SVG with `format=svg`. */
+export const AssetPng = Type.String({ contentEncoding: 'binary', description: 'The PNG image (black modules on white)' });
+export const AssetSvg = Type.String({ description: 'The SVG image, with `format=svg`: one rectangle per run of dark modules' });

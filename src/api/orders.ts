@@ -134,9 +134,10 @@ export const OrderObject = Type.Object({
   total_applied_discount_amount: Type.Integer(),
   items: Type.Array(OrderItemObject),
   metadata: Metadata,
-  customer: Nullable(CustomerIdObject),
+  // Left out for an order of nobody (the vendor's schema allows no null); the ids are null then.
+  customer: Type.Optional(CustomerIdObject),
   customer_id: Nullable(Type.String()),
-  referrer: Nullable(CustomerIdObject),
+  referrer: Type.Optional(CustomerIdObject),
   referrer_id: Nullable(Type.String()),
   object: Type.Literal('order'),
   redemptions: Type.Record(
@@ -166,6 +167,13 @@ export const ListOrdersQuery = Type.Object({
       description: 'Default created_at (oldest first, as the vendor lists orders); updated_at is the last change',
     }),
   ),
+  // Not in the vendor's list query; the console's order list filters with them.
+  status: Type.Optional(Type.Union([Status, Type.Array(Status, { maxItems: ORDER_STATUSES.length })], { description: 'Only orders in this status; repeat for several' })),
+  customer: Type.Optional(Id('Only orders of this customer (id or source_id); an unknown one gives an empty list')),
+  start_date: Type.Optional(Type.String({ format: 'date-or-date-time', description: 'Only orders created at or after this time (ISO 8601 date or date-time)' })),
+  end_date: Type.Optional(
+    Type.String({ format: 'date-or-date-time', description: 'Only orders created at or before this time (ISO 8601); a bare date means the end of that day (UTC)' }),
+  ),
 });
 export type ListOrdersInput = Static<typeof ListOrdersQuery>;
 
@@ -173,5 +181,5 @@ export const OrderList = Type.Object({
   object: Type.Literal('list'),
   data_ref: Type.Literal('orders'),
   orders: Type.Array(OrderObject),
-  total: Type.Integer({ description: 'All orders of the project' }),
+  total: Type.Integer({ description: 'Orders of the project that match the filters' }),
 });

@@ -119,6 +119,13 @@ export const CatalogListQuery = Type.Object({
 });
 export type CatalogListInput = Static<typeof CatalogListQuery>;
 
+export const ProductListQuery = Type.Object({
+  ...CatalogListQuery.properties,
+  // Not in the vendor's list query; the console finds products by name with it.
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only products whose name contains this text, ignoring the case of A–Z' })),
+});
+export type ProductListInput = Static<typeof ProductListQuery>;
+
 export const ForceQuery = Type.Object({
   force: Type.Optional(
     Type.Boolean({ description: 'true: delete permanently; false or absent: move to the bin (its source_id is free at once)' }),

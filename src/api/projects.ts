@@ -42,6 +42,15 @@ const EditableFields = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
   description: Type.Optional(Type.String({ maxLength: 1000 })),
   timezone: Type.String({ minLength: 1, maxLength: 100 }),
+  locale: Type.Optional(
+    Nullable(
+      Type.String({
+        minLength: 1,
+        maxLength: 35,
+        description: 'A Punchcard extension: the language tag (en-GB, de-DE) the console writes dates and numbers in, in the project time zone; null: each reader\'s browser language',
+      }),
+    ),
+  ),
   currency: Type.String({ pattern: '^[A-Z]{3}$' }),
   dial_code: Type.Optional(Nullable(Type.String({ maxLength: 10 }))),
   webhook_version: Type.Optional(Type.Literal('v2024-01-01')),
@@ -86,6 +95,7 @@ export const UpdateProjectBody = Type.Object({
   name: Type.Optional(EditableFields.name),
   description: EditableFields.description,
   timezone: Type.Optional(EditableFields.timezone),
+  locale: EditableFields.locale,
   currency: Type.Optional(EditableFields.currency),
   dial_code: EditableFields.dial_code,
   webhook_version: EditableFields.webhook_version,
@@ -111,6 +121,7 @@ export const ProjectObject = Type.Object({
   name: Type.String(),
   description: Type.String(),
   timezone: Type.String(),
+  locale: Nullable(Type.String({ description: 'A Punchcard extension: see the update body' })),
   currency: Type.String(),
   dial_code: Nullable(Type.String()),
   webhook_version: Type.String(),
@@ -127,7 +138,12 @@ export const ProjectObject = Type.Object({
   case_sensitive_codes: Type.Boolean(),
   api_version: Type.String(),
   is_sandbox: Type.Boolean(),
-  webhook_token: Type.String({ description: 'Secret that signs this project’s webhook deliveries' }),
+  webhook_token: Nullable(
+    Type.String({
+      description:
+        "Secret that signs this project’s webhook deliveries. Null for a console session whose role may not manage the project's webhooks (every role but ADMIN): whoever holds it can sign deliveries the project's receivers trust",
+    }),
+  ),
   default_code_config: Type.Optional(Type.Object({ charset: Nullable(Type.String()) })),
   limits: Type.Optional(Limits),
   created_at: Type.String({ format: 'date-time' }),

@@ -15,6 +15,10 @@ export const UserObject = Type.Object(
     last_name: Nullable(Type.String()),
     projects: Type.Record(Type.String(), Type.String(), { description: 'Project id → the user\'s role there' }),
     is_owner: Type.Boolean({ description: 'The organisation\'s owner (the first admin)' }),
+    status: Type.Union([Type.Literal('invited'), Type.Literal('active')], {
+      description:
+        "Punchcard extension: 'invited' until the person has set a password, then 'active'. Answered to a console session, it is the status in that project: 'invited' until the person signed in after being added there",
+    }),
   },
   { additionalProperties: true },
 );
@@ -50,6 +54,13 @@ export const InvitationLink = Type.Object({
   expires_at: Type.String(),
 });
 
+export const PasswordResetLink = Type.Object({
+  object: Type.Literal('password_reset_link'),
+  user_id: Type.String(),
+  url: Type.String({ description: 'One-time link where the user sets a new password; hand it to them yourself (Punchcard sends no e-mail)' }),
+  expires_at: Type.String(),
+});
+
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH });
 const Email = Type.String({ minLength: 1, maxLength: 320 });
 const LinkToken = Type.String({ minLength: 1, maxLength: 200, description: 'The token from the one-time link' });
@@ -70,6 +81,27 @@ export const SetupBody = Type.Object({
 
 export const AcceptInvitationBody = Type.Object({ token: LinkToken, password: Password });
 
+export const ChangePasswordBody = Type.Object({
+  current_password: Password,
+  new_password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH, description: 'At least 10 characters' }),
+});
+
+export const PasswordChanged = Type.Object({
+  object: Type.Literal('password_changed'),
+  sessions_ended: Type.Integer({ description: 'How many other sessions of the user ended (this one stays)' }),
+});
+
+export const PasswordResetTokenBody = Type.Object({ token: LinkToken });
+
+export const PasswordResetBody = Type.Object({ token: LinkToken, password: Password });
+
+export const PasswordResetPreview = Type.Object({
+  object: Type.Literal('password_reset'),
+  email: Type.String({ description: 'The account the link resets' }),
+  project: Type.Object({ id: Type.String(), name: Type.String() }, { description: 'The project (shop) the link was issued in; the new session works there' }),
+  expires_at: Type.String(),
+});
+
 export const SwitchProjectBody = Type.Object({ project_id: Type.String({ minLength: 1, maxLength: 128 }) });
 
 export const ConsoleSession = Type.Object({
@@ -82,7 +114,12 @@ export const ConsoleSession = Type.Object({
     last_name: Nullable(Type.String()),
     is_owner: Type.Boolean(),
   }),
-  project: Type.Object({ id: Type.String(), name: Type.String() }),
+  project: Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    timezone: Type.String({ description: "The console writes the project's dates and times in this time zone" }),
+    locale: Nullable(Type.String({ description: "…and in this language's format; null: the browser's language" })),
+  }),
   role: Type.String(),
   projects: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), role: Type.String() })),
   csrf_token: Type.String({ description: 'Send it back in the X-CSRF-Token header with every change' }),

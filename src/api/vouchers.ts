@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { CodeConfig, RedemptionQuantity, ValidityFields, ValidityHours, ValidityTimeframe, VOUCHER_TYPES } from './campaigns.ts';
+import { CategoryNameMember } from './categories.ts';
 import { DateOrDateTime, Limit, Metadata, Nullable, StoredInteger } from './common.ts';
 import { Discount, ExpirationRules, Gift } from './discounts.ts';
 
@@ -24,7 +25,7 @@ const DefinitionFields = {
   discount: Type.Optional(Discount),
   gift: Type.Optional(Gift),
   loyalty_card: Type.Optional(LoyaltyCardInput),
-  category: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'Category name' }))),
+  category: Type.Optional(Nullable(CategoryNameMember())),
   category_id: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
   active: Type.Optional(Nullable(Type.Boolean())),
   additional_info: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
@@ -46,7 +47,7 @@ export type CreateVoucherInput = Static<typeof CreateVoucherBody>;
 export const UpdateVoucherBody = Type.Object({
   type: Type.Optional(Type.Enum(VOUCHER_TYPES, { description: 'Must be the voucher’s own type; a voucher never changes type' })),
   discount: Type.Optional(Discount),
-  category: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
+  category: Type.Optional(Nullable(CategoryNameMember())),
   category_id: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
   active: Type.Optional(Nullable(Type.Boolean())),
   additional_info: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),

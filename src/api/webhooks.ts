@@ -53,8 +53,50 @@ export const AttemptOut = Type.Object({
   series_attempt: Type.Integer({ minimum: 1, description: 'Its number within its series (the first sending, or one re-send); 1 on a re-send\'s first try. Retry delays and the 12-attempt limit count within a series' }),
   at: Type.String({ format: 'date-time' }),
   response_status: Nullable(Type.Integer({ description: 'HTTP status the receiver answered; null when it did not answer' })),
-  error: Nullable(Type.String({ description: 'Why the attempt failed; null on success' })),
+  error: Nullable(
+    Type.String({
+      description:
+        "Why the attempt failed; null on success. 'answered HTTP n', 'DNS: the host name did not resolve', 'target address not allowed'; for a public address also 'connection refused', 'timed out after n ms', 'TLS: …', 'connection reset' or 'not an HTTP answer' (inside the installation's allowed networks these read 'delivery failed')",
+    }),
+  ),
   duration_ms: Type.Integer(),
+  request: Type.Optional(
+    Type.Object(
+      {
+        url: Type.String(),
+        headers: Type.Record(Type.String(), Type.String(), { description: 'The signature headers read (withheld)' }),
+        body: Type.String({ description: 'The first 4096 bytes of the envelope sent' }),
+        body_truncated: Type.Boolean(),
+      },
+      { description: 'Punchcard extension: what was sent (absent from attempts logged before it was kept)' },
+    ),
+  ),
+  response: Type.Optional(
+    Type.Object(
+      {
+        headers: Type.Record(Type.String(), Type.String()),
+        body: Type.String({ description: 'The first 4096 bytes of the answer body' }),
+        body_truncated: Type.Boolean(),
+      },
+      { description: 'Punchcard extension: the receiver\'s answer; absent when it did not answer' },
+    ),
+  ),
+});
+
+export const WebhookTokenObject = Type.Object({
+  object: Type.Literal('webhook_token'),
+  project_id: Type.String(),
+  webhook_token: Type.String({ description: 'The secret that signs every delivery of the project (x-voucherify-signature, x-punchcard-signature)' }),
+});
+
+export const WebhookTestObject = Type.Object({
+  object: Type.Literal('webhook_test'),
+  webhook_id: Type.String(),
+  event: Type.Object({
+    id: Type.String(),
+    type: Type.Literal('webhook.test'),
+    created_at: Type.String({ format: 'date-time' }),
+  }),
 });
 
 export const DeliveryObject = Type.Object({

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { UnreadableStoredJson } from './unreadable-rows.ts';
 
 // Stored JSON that an answer shows unchanged (a redemption record's order, customer and voucher
 // snapshots, for example) need not be parsed only to be serialised again: `JsonText` carries the stored
@@ -16,7 +17,12 @@ export class JsonText {
   constructor(readonly text: string) {}
 
   toJSON(): unknown {
-    return splicing ? splicing.hold(this.text) : JSON.parse(this.text);
+    if (splicing) return splicing.hold(this.text);
+    try {
+      return JSON.parse(this.text);
+    } catch {
+      throw new UnreadableStoredJson(this.text);
+    }
   }
 }
 

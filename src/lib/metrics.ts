@@ -35,6 +35,7 @@ export function collectProcessMetrics(): void {
 
 // HTTP
 export const httpRequests = counter('punchcard_http_requests_total', 'HTTP requests answered, by method, route pattern and status code', ['method', 'route', 'status']);
+export const connectionsRefused = counter('punchcard_connections_refused_total', "Connections closed because their client address held its share of the connection cap (reason address_share)", ['reason']);
 export const httpDuration = histogram('punchcard_http_request_duration_seconds', 'Time from request arrival to response, by method and route pattern', ['method', 'route']);
 
 // Redemptions, as answered to callers (src/http/plugins/metrics.ts knows the redemption routes).

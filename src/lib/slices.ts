@@ -95,3 +95,66 @@ export class Pacer {
     this.#since = performance.now();
   }
 }
+
+/**
+ * How many rows the next statement of a repeated bulk statement (a delete taken a slice at a time) may
+ * touch, so that each one lasts about `maxMs` whatever the rows hold: it starts at one row, doubles while
+ * statements end within half of `maxMs` and halves when one runs over, never past `maxRows`.
+ */
+export class StatementSize {
+  readonly #maxRows: number;
+  readonly #maxMs: number;
+  #rows = 1;
+
+  constructor(maxRows: number, maxMs = SLICE_MS) {
+    this.#maxRows = maxRows;
+    this.#maxMs = maxMs;
+  }
+
+  get rows(): number {
+    return this.#rows;
+  }
+
+  /** Records how long the last statement took. */
+  took(ms: number): void {
+    if (ms > this.#maxMs) this.#rows = Math.max(1, Math.floor(this.#rows / 2));
+    else if (ms < this.#maxMs / 2) this.#rows = Math.min(this.#maxRows, this.#rows * 2);
+  }
+}
+
+/**
+ * Turns for slices of work that may run side by side, several uploads staging at once for example: one
+ * slice per pass of the event loop, in the order they asked, each after the API requests queued for
+ * their turn (as yieldToRequests waits for them). Without it, five uploads that each yielded after their
+ * own slice still ran their five slices back to back in every pass.
+ */
+export class SliceTurns {
+  readonly #waiting: Array<() => void> = [];
+  #scheduled = false;
+  /** Passes the next grant has waited for requests. */
+  #deferred = 0;
+
+  /** Resolves in a later pass of the event loop, when it is this caller's turn. */
+  next(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#waiting.push(resolve);
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#waiting.length === 0) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      if (requestsWaiting > 0 && this.#deferred < MAX_PASSES_FOR_REQUESTS) {
+        this.#deferred++;
+      } else {
+        this.#deferred = 0;
+        // The granted slice runs in the microtasks that follow this callback; the next grant waits for the next pass.
+        this.#waiting.shift()?.();
+      }
+      this.#schedule();
+    });
+  }
+}

@@ -2,6 +2,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import { withMembers } from '../lib/objects.ts';
+import type { RowReader, UnreadableRowLog } from '../lib/unreadable-rows.ts';
 import type { Db, Dialect, Tx } from '../store/db.ts';
 import { flushEvents, holdEvents, type EventSource, type NewEvent } from '../store/events.ts';
 import { holdWrites } from '../store/held-writes.ts';
@@ -16,6 +17,8 @@ export interface Deps {
   config: Config;
   /** Installation-wide key for hashing stored secrets. */
   pepper: string;
+  /** Where a row left out of a list for damaged JSON is reported (src/lib/unreadable-rows.ts); the process log. */
+  log?: UnreadableRowLog;
 }
 
 /** Who is acting, for which project, in which request: stamped on every event the use case appends. */
@@ -23,6 +26,14 @@ export interface Actor {
   projectId: string;
   requestId: string;
   source: EventSource;
+}
+
+/**
+ * Who reads a list of `object`s, for readableRows (src/lib/unreadable-rows.ts): a row whose stored JSON
+ * does not parse is left out and reported to the process log under the request's id.
+ */
+export function listing(deps: Pick<Deps, 'log'>, who: { projectId: string; requestId?: string }, object: string): RowReader {
+  return { projectId: who.projectId, object, log: deps.log, requestId: who.requestId };
 }
 
 export function internalActor(projectId: string, requestId: string): Actor {

@@ -31,6 +31,21 @@ export async function insertCategory(db: Executor, row: Insertable<CategoriesTab
   await db.insertInto('categories').values(row).execute();
 }
 
+/**
+ * Inserts the category unless the project already has one with its name (the unique index
+ * `categories_name` decides, so two transactions racing for one name never both insert and neither
+ * fails: on PostgreSQL the second waits for the first and then skips). True when this call inserted it.
+ */
+export async function insertCategoryUnlessNamed(db: Executor, row: Insertable<CategoriesTable>): Promise<boolean> {
+  const inserted = await db
+    .insertInto('categories')
+    .values(row)
+    .onConflict((oc) => oc.columns(['project_id', 'name']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
 export async function findCategory(db: Executor, projectId: string, id: string): Promise<CategoryRow | undefined> {
   return db.selectFrom('categories').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
 }

@@ -49,6 +49,23 @@ export async function findCockpitKey(db: Executor, projectId: string): Promise<s
   return row?.secret;
 }
 
+// Checking a link: the key of a project that is not deleted. Read from the database on every check, so a
+// project deleted by any process closes its cockpits at once everywhere.
+const liveProjectCockpitKey = prepared((db, p: { projectId: string }) =>
+  db
+    .selectFrom('cockpit_keys')
+    .innerJoin('projects', 'projects.id', 'cockpit_keys.project_id')
+    .select('cockpit_keys.secret')
+    .where('cockpit_keys.project_id', '=', p.projectId)
+    .where('projects.deleted_at', 'is', null),
+);
+
+/** The cockpit key of a live project; undefined for an unknown or deleted project (or one that never had links). */
+export async function findLiveProjectCockpitKey(db: Executor, projectId: string): Promise<string | undefined> {
+  const row = await liveProjectCockpitKey.first(db, { projectId });
+  return row?.secret;
+}
+
 /** Stores the project's secret unless one exists (two processes may race to create it: the first wins). */
 export async function insertCockpitKeyIfAbsent(db: Executor, projectId: string, secret: string, at: string): Promise<void> {
   await db

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from './db.ts';
+import { fromJson } from './json.ts';
 import type { ConsentGroupsTable, ConsentsTable, CustomerConsentsTable } from './schema.ts';
 
 // Consents, consent groups and customers' answers (migration 0033). Every query names the project. A
@@ -118,7 +119,7 @@ export async function deleteCustomerConsents(db: Executor, projectId: string, cu
 /** Removes a deleted consent from the groups of the project that list it. */
 export async function dropConsentFromGroups(db: Executor, projectId: string, consentId: string, at: string, groups: readonly ConsentGroupRow[]): Promise<void> {
   for (const group of groups) {
-    const ids = JSON.parse(group.consents) as string[];
+    const ids = fromJson<string[]>(group.consents, []);
     if (!ids.includes(consentId)) continue;
     await updateConsentGroup(db, projectId, group.id, { consents: JSON.stringify(ids.filter((id) => id !== consentId)), updated_at: at });
   }

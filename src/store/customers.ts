@@ -1,6 +1,7 @@
 import { withMembers } from '../lib/objects.ts';
 import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { noteCustomerLocked } from './customer-locks.ts';
+import { customerSearchCondition, emailKey, phoneKey, writeNameParts } from './customer-search.ts';
 import { isPostgres, type Executor } from './db.ts';
 import { definitionsVersionColumn, rowWithDefinitions, type DefinitionsView } from './definitions.ts';
 import { fromJson, toJson } from './json.ts';
@@ -98,8 +99,14 @@ export function customerColumns(fields: CustomerFields): Updateable<CustomersTab
   const columns: Updateable<CustomersTable> = {};
   if (fields.name !== undefined) columns.name = fields.name;
   if (fields.description !== undefined) columns.description = fields.description;
-  if (fields.email !== undefined) columns.email = fields.email;
-  if (fields.phone !== undefined) columns.phone = fields.phone;
+  if (fields.email !== undefined) {
+    columns.email = fields.email;
+    columns.email_key = emailKey(fields.email);
+  }
+  if (fields.phone !== undefined) {
+    columns.phone = fields.phone;
+    columns.phone_key = phoneKey(fields.phone);
+  }
   if (fields.birthday !== undefined) columns.birthday = fields.birthday;
   if (fields.birthdate !== undefined) columns.birthdate = fields.birthdate;
   if (fields.address !== undefined) {
@@ -119,8 +126,8 @@ export function customerColumns(fields: CustomerFields): Updateable<CustomersTab
 export interface CustomerHoldings {
   /** Lifetime points minus expired points, over every loyalty card held (the vendor's `loyalty.points`). */
   loyaltyPoints: number;
-  /** Per loyalty program, keyed by campaign name: the remaining balance. */
-  campaigns: Record<string, { points: number; loyalty_tier: string | null; referred_customers: number }>;
+  /** Per loyalty program, keyed by campaign name: the remaining balance; `loyalty_tier` only when the member is in one. */
+  campaigns: Record<string, { points: number; loyalty_tier?: string; referred_customers: number }>;
   redeemedPoints: number;
   /** Spendable balance over every loyalty card held. */
   pointsToGo: number;
@@ -182,9 +189,10 @@ export async function customerHoldings(db: Executor, projectId: string, customer
       h.pointsToGo += Number(row.loyalty_balance ?? 0);
       h.redeemedPoints += Number(row.redeemed_points ?? 0);
       if (row.campaign_name !== null && row.campaign_type === 'LOYALTY_PROGRAM') {
-        const entry = h.campaigns[row.campaign_name] ?? { points: 0, loyalty_tier: null, referred_customers: 0 };
+        const entry = h.campaigns[row.campaign_name] ?? { points: 0, referred_customers: 0 };
         entry.points += Number(row.loyalty_balance ?? 0);
-        entry.loyalty_tier = row.tier_id ?? entry.loyalty_tier;
+        // Left out for a member of no tier (a program without tiers): the vendor's schema has no null here.
+        if (row.tier_id !== null) entry.loyalty_tier = row.tier_id;
         h.campaigns[row.campaign_name] = entry;
       }
     } else {
@@ -404,8 +412,10 @@ export async function markCustomerDeleted(db: Executor, projectId: string, id: s
   return (await updateCustomer(db, projectId, id, { deleted_at: at })) !== undefined;
 }
 
-/** Removes the row itself, live or hidden. */
-export async function eraseCustomer(db: Executor, projectId: string, id: string): Promise<number> {
+/** Removes the row itself, live or hidden, and its name parts (personal data too). */
+export async function eraseCustomer(db: Executor, projectId: string, row: { id: string; name: string | null }): Promise<number> {
+  const { id } = row;
+  await writeNameParts(db, projectId, id, row.name, null);
   const result = await db.deleteFrom('customers').where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
@@ -452,13 +462,20 @@ export interface CustomerListQuery {
   updatedAfter?: string;
   /** `created_at` cursor: only customers created beyond it in walking direction. */
   startingAfter?: string;
+  /** Prefix of a name's word, an e-mail, a phone number or a source_id (src/store/customer-search.ts). */
+  search?: string;
 }
 
-function listFilters(eb: ExpressionBuilder<Database, 'customers'>, q: CustomerListQuery): Expression<SqlBool> {
-  const conditions: Expression<SqlBool>[] = [eb('project_id', '=', q.projectId), eb('deleted_at', 'is', null)];
+function listFilters(db: Executor, eb: ExpressionBuilder<Database, 'customers'>, q: CustomerListQuery): Expression<SqlBool> {
+  // A search is led by the customers it found (an index range per branch, then the primary key), never by
+  // walking the project's whole list in the page's order and testing each one against the search: SQLite
+  // picks that walk to spare a sort unless project_id is kept off its indexes here (the unary plus).
+  const project = q.search !== undefined && !isPostgres(db) ? eb(sql<string>`+customers.project_id`, '=', q.projectId) : eb('project_id', '=', q.projectId);
+  const conditions: Expression<SqlBool>[] = [project, eb('deleted_at', 'is', null)];
   if (q.email !== undefined) conditions.push(eb('email', '=', q.email));
   if (q.name !== undefined) conditions.push(eb('name', '=', q.name));
   if (q.city !== undefined) conditions.push(eb('address_city', '=', q.city));
+  if (q.search !== undefined) conditions.push(customerSearchCondition(db, eb, q.projectId, q.search));
   if (q.segmentId !== undefined) {
     const segmentId = q.segmentId;
     conditions.push(
@@ -487,7 +504,7 @@ export async function listCustomers(
   let page = db
     .selectFrom('customers')
     .selectAll()
-    .where((eb) => listFilters(eb, q));
+    .where((eb) => listFilters(db, eb, q));
   if (q.startingAfter !== undefined) page = page.where('created_at', q.descending ? '<' : '>', q.startingAfter);
   // One row beyond the page tells whether another page exists without a second scan.
   const rows = await page
@@ -506,7 +523,7 @@ async function countMatching(db: Executor, q: CustomerListQuery): Promise<number
   const row = await db
     .selectFrom('customers')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where((eb) => listFilters(eb, q))
+    .where((eb) => listFilters(db, eb, q))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -516,6 +533,7 @@ function unfiltered(q: CustomerListQuery): boolean {
     q.email === undefined &&
     q.name === undefined &&
     q.city === undefined &&
+    q.search === undefined &&
     q.segmentId === undefined &&
     q.createdBefore === undefined &&
     q.createdAfter === undefined &&

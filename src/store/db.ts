@@ -182,12 +182,25 @@ export interface PostgresOptions {
 // planning per redemption in pg_stat_statements), and the text's length already bounds its parameters.
 const MAX_NAMED_SQL_LENGTH = 16_000;
 const statementNames = new Map<string, string>();
+/**
+ * Part of every statement name, moved on by renameStatementsAfterMigration. A connection keeps a statement
+ * it prepared under its name; after this process changed the schema, a `select *` prepared before it
+ * would fail with "cached plan must not change result type" on every run, so new names make each
+ * connection prepare the texts again.
+ */
+let statementGeneration = 0;
+
+/** Called after this process migrated the schema: statements are prepared anew under new names. */
+export function renameStatementsAfterMigration(): void {
+  statementGeneration += 1;
+  statementNames.clear();
+}
 
 function statementName(text: string): string | null {
   if (text.length > MAX_NAMED_SQL_LENGTH) return null;
   let name = statementNames.get(text);
   if (name === undefined) {
-    name = `pc_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    name = `pc_${statementGeneration}_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
     if (statementNames.size > 5_000) statementNames.clear();
     statementNames.set(text, name);
   }

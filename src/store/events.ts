@@ -127,7 +127,9 @@ function eventRows(events: readonly NewEvent[]): Insertable<EventsTable>[] {
   }));
 }
 
-function toStoredEvent(row: Selectable<EventsTable>): StoredEvent {
+export type EventRow = Selectable<EventsTable>;
+
+export function toStoredEvent(row: EventRow): StoredEvent {
   return {
     seq: Number(row.seq),
     id: row.id,
@@ -165,7 +167,7 @@ export interface ActivityQuery {
   /** Return only events after this `created_at` in list order. */
   startingAfter?: string;
   /** Return only events after this event in list order. */
-  startingAfterEvent?: StoredEvent & { sortValue: string };
+  startingAfterEvent?: ActivityCursor;
   campaignId?: string;
   campaignType?: string;
   productId?: string;
@@ -245,16 +247,22 @@ export async function findEventData(db: Executor, projectId: string, ids: readon
   return new Map(rows.map((row) => [row.id, fromJson<Record<string, unknown>>(row.data, {})]));
 }
 
+/** Where a page continues: the event's place in list order (its payload is not read, so even a damaged one serves). */
+export interface ActivityCursor {
+  seq: number;
+  sortValue: string;
+}
+
 export async function findCustomerEvent(
   db: Executor,
   projectId: string,
   customerId: string,
   eventId: string,
   sort: ActivitySortKey,
-): Promise<(StoredEvent & { sortValue: string }) | null> {
+): Promise<ActivityCursor | null> {
   const row = await db
     .selectFrom('events')
-    .selectAll()
+    .select('seq')
     .select(sortExpr(sort).as('sort_value'))
     .where('project_id', '=', projectId)
     .where('customer_id', '=', customerId)
@@ -262,18 +270,19 @@ export async function findCustomerEvent(
     .where('activity_type', 'is not', null)
     .executeTakeFirst();
   if (!row) return null;
-  return { ...toStoredEvent(row), sortValue: row.sort_value };
+  return { seq: Number(row.seq), sortValue: row.sort_value };
 }
 
 /**
  * One page in list order, whether more follow, and (unless `withTotal` is false) how many match the
- * filters, counted up to ACTIVITY_WINDOW.
+ * filters, counted up to ACTIVITY_WINDOW. The rows are read by toStoredEvent, which the caller runs per
+ * row so that one whose payload does not parse can be left out (src/lib/unreadable-rows.ts).
  */
 export async function listCustomerActivities(
   db: Executor,
   q: ActivityQuery,
   options: { withTotal: boolean } = { withTotal: true },
-): Promise<{ events: StoredEvent[]; total: number | null; hasMore: boolean }> {
+): Promise<{ rows: EventRow[]; total: number | null; hasMore: boolean }> {
   const direction = q.descending ? 'desc' : 'asc';
   const beyond = q.descending ? '<' : '>';
   let page = db
@@ -298,7 +307,7 @@ export async function listCustomerActivities(
     ? Math.min(ACTIVITY_WINDOW, await countEventsUpTo(db, db.selectFrom('events').where((eb) => applyFilters(eb, q)), ACTIVITY_WINDOW))
     : null;
   return {
-    events: rows.slice(0, q.limit).map(toStoredEvent),
+    rows: rows.slice(0, q.limit),
     total,
     hasMore: rows.length > q.limit,
   };

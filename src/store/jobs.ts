@@ -205,8 +205,9 @@ export async function findJob(db: Executor, projectId: string, id: string): Prom
   return db.selectFrom('jobs').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
 }
 
-export async function findAsyncActionJob(db: Executor, projectId: string, id: string): Promise<JobRow | undefined> {
-  return db.selectFrom('jobs').selectAll().where('project_id', '=', projectId).where('id', '=', id).where(isAsyncAction).executeTakeFirst();
+/** A job of one of `kinds` (the job kinds the API shows as async actions), or nothing. */
+export async function findAsyncActionJob(db: Executor, projectId: string, id: string, kinds: readonly string[]): Promise<JobRow | undefined> {
+  return db.selectFrom('jobs').selectAll().where('project_id', '=', projectId).where('id', '=', id).where('kind', 'in', kinds).executeTakeFirst();
 }
 
 /** Records an async action that already ran inside the request (small work done at once, same wire shape). */
@@ -259,13 +260,12 @@ export async function recordJobProgress(db: Executor, id: string, result: unknow
   await db.updateTable('jobs').set({ result: toJson(result), progress, updated_at: at }).where('id', '=', id).execute();
 }
 
-// Jobs the API shows as async actions have the vendor's upper-case type as their kind
-// (`CAMPAIGN.VOUCHERS_GENERATE`); internal work (`export.generate`, `segment.initial_sync`) is lower-case.
-const isAsyncAction = sql<boolean>`kind = upper(kind)`;
-
-/** A project's async actions newest first, created before `before` (the async-actions paging window). */
-export async function listAsyncActionJobs(db: Executor, projectId: string, limit: number, before: string | null): Promise<JobRow[]> {
-  let query = db.selectFrom('jobs').selectAll().where('project_id', '=', projectId).where(isAsyncAction);
+/**
+ * A project's jobs of `kinds` (the ones the API shows as async actions) newest first, created before
+ * `before` (the async-actions paging window).
+ */
+export async function listAsyncActionJobs(db: Executor, projectId: string, kinds: readonly string[], limit: number, before: string | null): Promise<JobRow[]> {
+  let query = db.selectFrom('jobs').selectAll().where('project_id', '=', projectId).where('kind', 'in', kinds);
   if (before !== null) query = query.where('created_at', '<', before);
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }

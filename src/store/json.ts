@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { UnreadableStoredJson } from '../lib/unreadable-rows.ts';
 import type { Dialect } from './db.ts';
 
 // JSON members live in text columns on both databases.
@@ -30,9 +31,17 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/**
+ * The stored JSON's value (`fallback` when the column is empty). A text that does not parse, which only a
+ * damaged database holds, throws UnreadableStoredJson: a list leaves that row out (src/lib/unreadable-rows.ts).
+ */
 export function fromJson<T>(text: string | null | undefined, fallback: T): T {
   if (text === null || text === undefined || text === '') return fallback;
-  return JSON.parse(text) as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new UnreadableStoredJson(text);
+  }
 }
 
 /** The text value of a top-level member of a JSON text column, for filters (`metadata.tier`, `address.city`). */

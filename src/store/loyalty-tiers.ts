@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { LoyaltyTierMembersTable, LoyaltyTiersTable } from './schema.ts';
@@ -39,6 +39,26 @@ export async function tiersOfCampaign(db: Executor, projectId: string, campaignI
 export async function lockTierDefinitions(db: Executor, projectId: string, campaignId: string): Promise<void> {
   if (!isPostgres(db)) return;
   await db.selectFrom('campaigns').select('id').where('project_id', '=', projectId).where('id', '=', campaignId).forUpdate().execute();
+}
+
+export async function updateTierRow(db: Executor, projectId: string, id: string, patch: Updateable<LoyaltyTiersTable>): Promise<void> {
+  await db.updateTable('loyalty_tiers').set(patch).where('project_id', '=', projectId).where('id', '=', id).execute();
+}
+
+/** Deletes a tier and the memberships that hold it or wait for it (the recalculation places those cards again). */
+export async function deleteTierRow(db: Executor, projectId: string, id: string): Promise<void> {
+  await db
+    .deleteFrom('loyalty_tier_members')
+    .where('project_id', '=', projectId)
+    .where((eb) => eb.or([eb('tier_id', '=', id), eb('pending_tier_id', '=', id)]))
+    .execute();
+  await db.deleteFrom('loyalty_tiers').where('project_id', '=', projectId).where('id', '=', id).execute();
+}
+
+/** Earning rules that trigger on this tier (their `loyalty_tier`), at most `limit` ids. */
+export async function earningRulesOnTier(db: Executor, projectId: string, tierId: string, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('earning_rules').select('id').where('project_id', '=', projectId).where('loyalty_tier_id', '=', tierId).limit(limit).execute();
+  return rows.map((r) => r.id);
 }
 
 export type TierOrder = 'created_at' | '-created_at' | 'updated_at' | '-updated_at';

@@ -124,7 +124,32 @@ export async function findCardEvent(db: Executor, projectId: string, voucherCode
   return row ? { createdAt: row.created_at, seq: Number(row.seq) } : null;
 }
 
-export async function listCardActivity(db: Executor, q: CardActivityQuery): Promise<{ events: CardEvent[]; hasMore: boolean; total: number | null }> {
+export interface CardEventRow {
+  seq: number | string;
+  id: string;
+  type: string;
+  activity_type: string | null;
+  data: string;
+  source: string;
+  group_id: string;
+  created_at: string;
+}
+
+/** A row of listCardActivity as an event; the caller runs it per row, so one whose JSON does not parse can be left out. */
+export function toCardEvent(r: CardEventRow): CardEvent {
+  return {
+    seq: Number(r.seq),
+    id: r.id,
+    type: r.activity_type ?? '',
+    eventType: r.type,
+    data: fromJson(r.data, {}),
+    source: fromJson<EventSource>(r.source, { channel: 'INTERNAL' }),
+    groupId: r.group_id,
+    createdAt: r.created_at,
+  };
+}
+
+export async function listCardActivity(db: Executor, q: CardActivityQuery): Promise<{ rows: CardEventRow[]; hasMore: boolean; total: number | null }> {
   const direction = q.descending ? 'desc' : 'asc';
   const base = db
     .selectFrom('events')
@@ -145,16 +170,7 @@ export async function listCardActivity(db: Executor, q: CardActivityQuery): Prom
     .execute();
   const total = q.withTotal ? Math.min(ACTIVITY_WINDOW, await countEventsUpTo(db, base, ACTIVITY_WINDOW)) : null;
   return {
-    events: rows.slice(0, q.limit).map((r) => ({
-      seq: Number(r.seq),
-      id: r.id,
-      type: r.activity_type ?? '',
-      eventType: r.type,
-      data: fromJson(r.data, {}),
-      source: fromJson<EventSource>(r.source, { channel: 'INTERNAL' }),
-      groupId: r.group_id,
-      createdAt: r.created_at,
-    })),
+    rows: rows.slice(0, q.limit),
     hasMore: rows.length > q.limit,
     total,
   };

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Migrator } from 'kysely';
-import type { Db } from './db.ts';
+import { renameStatementsAfterMigration, type Db } from './db.ts';
 import { migrations } from './migrations/index.ts';
 
 export interface MigrationReport {
@@ -24,6 +24,7 @@ export function migratorFor(db: Db, options: { schema?: string } = {}): Migrator
 /** Brings the schema up to date; safe to run from several processes at once (Kysely takes a lock). */
 export async function migrateToLatest(db: Db, options: { schema?: string } = {}): Promise<MigrationReport> {
   const { error, results } = await migratorFor(db, options).migrateToLatest();
+  if ((results ?? []).length > 0) renameStatementsAfterMigration();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     // No migration ran: the database could not be reached or locked; the cause says why.

@@ -196,11 +196,20 @@ export interface OrderListQuery {
   offset: number;
   sort: OrderSortKey;
   descending: boolean;
+  statuses?: ReadonlyArray<OrdersTable['status']>;
+  customerId?: string;
+  /** Inclusive bounds on `created_at`, as ISO strings. */
+  createdFrom?: string;
+  createdTo?: string;
 }
 
 export async function listOrders(db: Executor, q: OrderListQuery): Promise<{ rows: OrderRow[]; total: number }> {
   const direction = q.descending ? 'desc' : 'asc';
-  const base = db.selectFrom('orders').where('project_id', '=', q.projectId);
+  let base = db.selectFrom('orders').where('project_id', '=', q.projectId);
+  if (q.statuses !== undefined) base = base.where('status', 'in', q.statuses);
+  if (q.customerId !== undefined) base = base.where('customer_id', '=', q.customerId);
+  if (q.createdFrom !== undefined) base = base.where('created_at', '>=', q.createdFrom);
+  if (q.createdTo !== undefined) base = base.where('created_at', '<=', q.createdTo);
   const rows = await base
     .selectAll()
     .orderBy(q.sort === 'created_at' ? sql<string>`${sql.ref('created_at')}` : LAST_CHANGE, direction)

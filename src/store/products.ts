@@ -1,4 +1,4 @@
-import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { isPostgres, type Executor } from './db.ts';
 import { fromJson } from './json.ts';
 import type { ProductsTable, SkusTable } from './schema.ts';
@@ -102,6 +102,11 @@ export interface CatalogPage {
   /** Inclusive bounds on `created_at`, as ISO strings. */
   createdFrom?: string;
   createdTo?: string;
+}
+
+/** A product list page; `nameContains` matches names ignoring the case of A–Z. */
+export interface ProductPage extends CatalogPage {
+  nameContains?: string;
 }
 
 // The exact expression of the `*_modified` indexes, so both databases serve the order from them.
@@ -229,8 +234,14 @@ export async function deleteProductWithSkus(
   return { deleted: Number(result.numDeletedRows) === 1, skuIds: skus.map((s) => s.id) };
 }
 
-export async function listLiveProducts(db: Executor, q: CatalogPage): Promise<{ rows: ProductRow[]; total: number }> {
+export async function listLiveProducts(db: Executor, q: ProductPage): Promise<{ rows: ProductRow[]; total: number }> {
   let base = db.selectFrom('products').where('project_id', '=', q.projectId).where('binned_at', 'is', null);
+  if (q.nameContains !== undefined) {
+    // strpos/instr rather than LIKE: the text typed may hold % and _, which LIKE would read as wildcards.
+    // lower() folds A–Z alike on both databases (SQLite's folds nothing else).
+    const needle = q.nameContains.toLowerCase();
+    base = base.where(isPostgres(db) ? sql<SqlBool>`strpos(lower(name), ${needle}) > 0` : sql<SqlBool>`instr(lower(name), ${needle}) > 0`);
+  }
   if (q.createdFrom !== undefined) base = base.where('created_at', '>=', q.createdFrom);
   if (q.createdTo !== undefined) base = base.where('created_at', '<=', q.createdTo);
   const direction = q.descending ? 'desc' : 'asc';

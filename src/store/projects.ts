@@ -30,6 +30,7 @@ export interface ProjectObject {
   name: string;
   description: string;
   timezone: string;
+  locale: string | null;
   currency: string;
   dial_code: string | null;
   webhook_version: string;
@@ -62,6 +63,7 @@ export function toProjectObject(row: ProjectRow): ProjectObject {
     name: row.name,
     description: row.description,
     timezone: row.timezone,
+    locale: row.locale,
     currency: row.currency,
     dial_code: row.dial_code,
     webhook_version: row.webhook_version,

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { fromJson } from './json.ts';
 import { isPostgres, type Executor } from './db.ts';
 import type { DefinitionsView } from './definitions.ts';
 import { prepared } from './prepared.ts';
@@ -247,7 +248,7 @@ export async function returnRewardUnit(db: Executor, projectId: string, rewardId
 /** Which loyalty buckets a points debit drew from ({bucket id: points}), so a refund puts them back. */
 export async function transactionBucketMoves(db: Executor, projectId: string, transactionId: string): Promise<Record<string, number> | null> {
   const row = await db.selectFrom('voucher_transactions').select('bucket_moves').where('project_id', '=', projectId).where('id', '=', transactionId).executeTakeFirst();
-  return row?.bucket_moves ? (JSON.parse(row.bucket_moves) as Record<string, number>) : null;
+  return row?.bucket_moves ? fromJson<Record<string, number> | null>(row.bucket_moves, null) : null;
 }
 
 /** A coupon a reward handed out is taken back by disabling it, only while it is unused; answers whether it was. */

@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Expression } from 'kysely';
-import type { Executor } from './db.ts';
+import { isPostgres, type Executor } from './db.ts';
 import { clearTrackingIdOfErased } from './erased-tracking.ts';
 import { fromJson, toJson } from './json.ts';
 import { prepared } from './prepared.ts';
@@ -15,7 +15,13 @@ import type { Database, RedemptionSnapshotsTable, RedemptionsTable } from './sch
 // narrow for everything that walks many records; reading a whole record joins the two.
 
 type Snapshots = Omit<RedemptionSnapshotsTable, 'redemption_id' | 'project_id'>;
-export type RedemptionRow = Selectable<RedemptionsTable> & Snapshots;
+export type RedemptionRow = Selectable<RedemptionsTable> & Snapshots & {
+  /**
+   * 1 when SQLite found every JSON document an answer shows valid (json_valid); otherwise (0, or null
+   * on PostgreSQL, which has no such test before version 16) the reader checks them itself.
+   */
+  documents_valid?: number | null;
+};
 export type NewRedemptionRow = Insertable<RedemptionsTable> & Partial<Snapshots>;
 
 const insertRecordRow = prepared((db, p: { row: Insertable<RedemptionsTable> }) => db.insertInto('redemptions').values(p.row));
@@ -135,13 +141,24 @@ export function orderWithoutMetadata(order: Record<string, unknown> | null): Rec
   };
 }
 
+/** The JSON documents a record's answer shows as they are stored (src/services/redemptions/records.ts). */
+const SHOWN_DOCUMENTS = ['redemptions.metadata', 'redemptions.channel', 'redemptions.gift', 'redemptions.loyalty_card', 's.order_snapshot', 's.customer_snapshot', 's.voucher_snapshot', 's.promotion_tier_snapshot', 's.reward_snapshot'];
+
+/**
+ * Whether every shown document is valid JSON, on SQLite: json_valid costs a twentieth of a JSON.parse
+ * in JavaScript (a page of 50 records: 0.14 against 2.4 ms), so a damaged document is found without
+ * parsing what the answer copies unparsed.
+ */
+const documentsValid = sql<number>`(${sql.join(SHOWN_DOCUMENTS.map((c) => sql`coalesce(json_valid(${sql.ref(c)}), 1)`), sql` and `)})`;
+
 /** Whole records: the record row and its snapshots. Conditions must name `redemptions.` columns. */
 function wholeRecords(db: Executor) {
   return db
     .selectFrom('redemptions')
     .leftJoin('redemption_snapshots as s', (join) => join.onRef('s.redemption_id', '=', 'redemptions.id').onRef('s.project_id', '=', 'redemptions.project_id'))
     .selectAll('redemptions')
-    .select(['s.order_snapshot', 's.customer_snapshot', 's.voucher_snapshot', 's.promotion_tier_snapshot', 's.reward_snapshot']);
+    .select(['s.order_snapshot', 's.customer_snapshot', 's.voucher_snapshot', 's.promotion_tier_snapshot', 's.reward_snapshot'])
+    .select((isPostgres(db) ? sql<number | null>`null` : documentsValid).as('documents_valid'));
 }
 
 export async function findRedemption(db: Executor, projectId: string, id: string): Promise<RedemptionRow | undefined> {
@@ -242,7 +259,7 @@ const orderRedemptionsUpdate = prepared((db, p: { projectId: string; orderId: st
 export async function mergeOrderRedemptions<E extends object>(db: Executor, projectId: string, orderId: string, entries: Record<string, Partial<E>>): Promise<Record<string, E>> {
   const row = await orderRedemptionsOf.first(db, { projectId, orderId });
   if (!row) throw new Error(`order ${orderId} vanished inside the transaction that holds it`);
-  const map = JSON.parse(row.redemptions) as Record<string, E>;
+  const map = fromJson<Record<string, E>>(row.redemptions, {});
   for (const [id, entry] of Object.entries(entries)) map[id] = { ...(map[id] ?? {}), ...entry } as E;
   await orderRedemptionsUpdate.run(db, { projectId, orderId, redemptions: JSON.stringify(map) });
   return map;

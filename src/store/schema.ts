@@ -31,6 +31,8 @@ export interface ProjectsTable {
   name: string;
   description: string;
   timezone: string;
+  /** A Punchcard extension: see migration 2026-12-07-0043-project-locale. */
+  locale: string | null;
   currency: string;
   dial_code: string | null;
   webhook_version: string;
@@ -158,6 +160,10 @@ export interface CustomersTable {
   address: Json | null;
   /** Copy of `address.city`, kept for the indexed city filter of the list. */
   address_city: string | null;
+  /** `email` as the prefix search compares it (src/store/customer-search.ts emailKey). */
+  email_key: string | null;
+  /** `phone` as the prefix search compares it (phoneKey). */
+  phone_key: string | null;
   metadata: Json;
   system_metadata: Json;
   // Running totals fed by redemptions, orders and loyalty (updated with conditional increments).
@@ -577,6 +583,13 @@ export interface ConsentGroupsTable {
 }
 
 /** A customer's answer to one consent: granted (opt-in) or withdrawn (opt-out). */
+/** A customer's name from the start of each word, for the prefix search (src/store/customer-search.ts nameParts). */
+export interface CustomerNamePartsTable {
+  project_id: string;
+  name_part: string;
+  customer_id: string;
+}
+
 export interface CustomerConsentsTable {
   project_id: string;
   customer_id: string;
@@ -1003,14 +1016,22 @@ export interface ProjectUsersTable {
   role: string;
   created_at: Timestamp;
   updated_at: Timestamp | null;
+  /** When the person took up the place (signed in or accepted a link); null while it is an open invitation (migration 0042). */
+  joined_at: Timestamp | null;
 }
 
-/** A one-time link's secret, hashed: the first admin's setup link or an invitation. */
+/**
+ * A one-time link's secret, hashed: the first admin's setup link, or an invitation — one that sets the
+ * password of an account that has none ('invitation'), or one that signs an account in on the password it
+ * has ('invitation-join', src/services/users/project-users.ts `invitationLink`) — or a password reset
+ * link for an account that has a password ('password-reset', issued in `project_id`).
+ */
 export interface UserTokensTable {
   id: string;
   token_hash: string;
-  purpose: 'setup' | 'invitation';
+  purpose: 'setup' | 'invitation' | 'invitation-join' | 'password-reset';
   user_id: string | null;
+  project_id: string | null;
   created_at: Timestamp;
   expires_at: Timestamp;
   used_at: Timestamp | null;
@@ -1101,6 +1122,7 @@ export interface Database {
   consents: ConsentsTable;
   consent_groups: ConsentGroupsTable;
   customer_consents: CustomerConsentsTable;
+  customer_name_parts: CustomerNamePartsTable;
   campaign_templates: CampaignTemplatesTable;
   referrals: ReferralsTable;
   earning_rules: EarningRulesTable;

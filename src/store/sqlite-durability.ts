@@ -2,6 +2,7 @@ import { closeSync, fsync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { DedicatedThread } from '../lib/dedicated-thread.ts';
 
 // Group commit for SQLite. better-sqlite3 is synchronous: with `synchronous = FULL` every COMMIT waited for
 // its own fsync of the WAL on the event loop (about 4 ms on this machine's disk), so one process could
@@ -9,9 +10,10 @@ import { Worker } from 'node:worker_threads';
 //
 // Instead the connection runs with `synchronous = NORMAL` — a COMMIT only writes its WAL frames to the
 // operating system — and durability is awaited before an answer leaves: `flushed()` resolves once an
-// fsync of the WAL file that started after every commit so far has completed. The fsync runs on libuv's
-// thread pool, so the event loop keeps serving requests, and every commit that happened while one fsync
-// ran shares the next one. The guarantee is the same as FULL for what a client is told: an answer that
+// fsync of the WAL file that started after every commit so far has completed. The fsync runs in a thread of
+// its own (`threadFsync`), so the event loop keeps serving requests, and every commit that happened while
+// one fsync ran shares the next one. Not in libuv's shared pool: request-driven work (password hashing,
+// file reads) could fill that pool and make every answer wait behind it for its fsync. The guarantee is the same as FULL for what a client is told: an answer that
 // follows a commit is sent only once that commit is on disk, so an acknowledged write survives kill -9
 // (the frames are in the OS) and power loss (they are on disk). A commit is visible to other requests
 // of this process slightly before it is durable; their answers wait for the same fsync.
@@ -28,6 +30,16 @@ interface Waiter {
 
 /** fs.fsync's shape; tests substitute their own to watch or hold the disk. */
 export type SyncFile = (fd: number, done: (error: Error | null) => void) => void;
+
+const syncThread = new DedicatedThread<number, null>('WAL fsync', `(fd) => { require('node:fs').fsyncSync(fd); return null; }`);
+
+/** fsync in this process's WAL fsync thread, which nothing else uses (file descriptors are shared by all threads). */
+export const threadFsync: SyncFile = (fd, done) => {
+  syncThread.run(fd).then(
+    () => done(null),
+    (error: Error) => done(error),
+  );
+};
 
 export class WalDurability {
   readonly #walPath: string;
@@ -47,7 +59,7 @@ export class WalDurability {
    */
   #failed: Error | null = null;
 
-  constructor(databasePath: string, syncFile: SyncFile = fsync) {
+  constructor(databasePath: string, syncFile: SyncFile = threadFsync) {
     this.#walPath = `${databasePath}-wal`;
     this.#syncFile = syncFile;
   }
@@ -142,11 +154,8 @@ export class WalDurability {
       this.#fd = openSync(this.#walPath, 'r');
       // The WAL file's directory entry must be on disk too, once, for a new file to survive a power cut.
       const dir = openSync(dirname(this.#walPath), 'r');
-      try {
-        fsync(dir, () => undefined);
-      } finally {
-        closeSync(dir);
-      }
+      // Once per process and awaited by nothing, so libuv's pool may run it.
+      fsync(dir, () => closeSync(dir));
     }
     return this.#fd;
   }

@@ -56,10 +56,14 @@ export async function revokeSession(db: Executor, sessionId: string, at: string)
   await db.updateTable('user_sessions').set({ revoked_at: at }).where('id', '=', sessionId).where('revoked_at', 'is', null).execute();
 }
 
-/** Ends every live session of a user, or only those working in one project. Answers how many ended. */
-export async function revokeUserSessions(db: Executor, userId: string, at: string, projectId?: string): Promise<number> {
+/**
+ * Ends every live session of a user, or only those working in one project, or all but one (`except`, a
+ * session id). Answers how many ended.
+ */
+export async function revokeUserSessions(db: Executor, userId: string, at: string, projectId?: string, except?: string): Promise<number> {
   let query = db.updateTable('user_sessions').set({ revoked_at: at }).where('user_id', '=', userId).where('revoked_at', 'is', null).where('expires_at', '>', at);
   if (projectId !== undefined) query = query.where('project_id', '=', projectId);
+  if (except !== undefined) query = query.where('id', '<>', except);
   const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
@@ -82,20 +86,31 @@ export async function readFailures(db: Executor, keys: readonly string[]): Promi
 }
 
 /**
- * Counts one more failure for each key in one statement per key; a count whose last failure is older
- * than `freshAfter` starts again at one.
+ * Counts one more attempt for `key` if its count is still `seen` (null: no row yet), in one conditional
+ * statement; false when another attempt changed the count first (read again and retry).
  */
-export async function countFailure(db: Executor, key: string, at: string, freshAfter: string): Promise<void> {
-  await db
-    .insertInto('login_throttle')
-    .values({ key, failures: 1, last_failure_at: at })
-    .onConflict((oc) =>
-      oc.column('key').doUpdateSet({
-        failures: sql<number>`case when login_throttle.last_failure_at < ${freshAfter} then 1 else login_throttle.failures + 1 end`,
-        last_failure_at: at,
-      }),
-    )
-    .execute();
+export async function countAttemptIfUnchanged(db: Executor, key: string, seen: FailureCount | null, next: number, at: string): Promise<boolean> {
+  if (seen === null) {
+    const inserted = await db
+      .insertInto('login_throttle')
+      .values({ key, failures: next, last_failure_at: at })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+  const updated = await db
+    .updateTable('login_throttle')
+    .set({ failures: next, last_failure_at: at })
+    .where('key', '=', key)
+    .where('failures', '=', seen.failures)
+    .where('last_failure_at', '=', seen.last_failure_at)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+/** Takes back one counted attempt (one that turned out not to be a failure). */
+export async function uncountAttempt(db: Executor, key: string): Promise<void> {
+  await db.updateTable('login_throttle').set({ failures: sql<number>`failures - 1` }).where('key', '=', key).where('failures', '>', 0).execute();
 }
 
 export async function clearFailures(db: Executor, key: string): Promise<void> {

@@ -2,13 +2,19 @@ import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from './db.ts';
 import type { ProjectUsersTable, UsersTable, UserTokensTable } from './schema.ts';
 
-// Console users, their roles per project, and one-time links (setup, invitations). Users are
-// organisation-wide like management keys; every query about a role names its project.
+// Console users, their roles per project, and one-time links (setup, invitations, password resets).
+// Users are organisation-wide like management keys; every query about a role names its project.
 
 export type UserRow = Selectable<UsersTable>;
 export type UserTokenRow = Selectable<UserTokensTable>;
 
-/** The vendor's user object: the user and their role in each project. */
+/**
+ * 'invited' until the person has set a password (for one project's view: until they took up their place
+ * there, `project_users.joined_at`), then 'active'.
+ */
+export type UserStatus = 'invited' | 'active';
+
+/** The vendor's user object: the user and their role in each project, and Punchcard's `status`. */
 export interface UserObject {
   id: string;
   login: string;
@@ -17,11 +23,29 @@ export interface UserObject {
   last_name: string | null;
   projects: Record<string, string>;
   is_owner: boolean;
+  status: UserStatus;
 }
 
-export function toUserObject(row: UserRow, roles: ReadonlyArray<{ project_id: string; role: string }>): UserObject {
+/** A role with whether the person took up the place. */
+export interface Membership {
+  project_id: string;
+  role: string;
+  joined_at: string | null;
+}
+
+/**
+ * The user object with every role (`inProject` absent: the account's status), or with the role in one
+ * project only and the status of that membership.
+ */
+export function toUserObject(row: UserRow, roles: ReadonlyArray<Membership>, inProject?: string): UserObject {
   const projects: Record<string, string> = {};
-  for (const r of roles) projects[r.project_id] = r.role;
+  let joined = row.password_hash !== null;
+  for (const r of roles) {
+    if (inProject !== undefined && r.project_id !== inProject) continue;
+    projects[r.project_id] = r.role;
+    if (inProject !== undefined) joined = joined && r.joined_at !== null;
+  }
+  if (inProject !== undefined && !roles.some((r) => r.project_id === inProject)) joined = false;
   return {
     id: row.id,
     login: row.login,
@@ -30,6 +54,7 @@ export function toUserObject(row: UserRow, roles: ReadonlyArray<{ project_id: st
     last_name: row.last_name,
     projects,
     is_owner: Boolean(row.is_owner),
+    status: joined ? 'active' : 'invited',
   };
 }
 
@@ -60,18 +85,50 @@ export async function anyUserExists(db: Executor): Promise<boolean> {
   return row !== undefined;
 }
 
-export async function setUserPassword(db: Executor, userId: string, passwordHash: string, at: string): Promise<void> {
-  await db.updateTable('users').set({ password_hash: passwordHash, updated_at: at }).where('id', '=', userId).execute();
+/**
+ * Sets the user's password, if it is still `expected` (undefined: whatever it is); answers whether it was
+ * set. Every password reset link of the user stops working with the password it was issued for.
+ */
+export async function setUserPassword(db: Executor, userId: string, passwordHash: string, at: string, expected?: string | null): Promise<boolean> {
+  let query = db.updateTable('users').set({ password_hash: passwordHash, updated_at: at }).where('id', '=', userId);
+  if (expected !== undefined) query = expected === null ? query.where('password_hash', 'is', null) : query.where('password_hash', '=', expected);
+  const result = await query.executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return false;
+  await retireUserTokens(db, 'password-reset', userId, at);
+  return true;
+}
+
+/** The person has taken up every place they were given (signed in, or accepted a link). */
+export async function markJoined(db: Executor, userId: string, at: string): Promise<void> {
+  await db.updateTable('project_users').set({ joined_at: at }).where('user_id', '=', userId).where('joined_at', 'is', null).execute();
+}
+
+/** Every account with its roles in live projects, by login (`punchcard users list`). */
+export async function listAllUsers(db: Executor): Promise<Array<{ row: UserRow; roles: Array<Membership & { project_name: string }> }>> {
+  const rows = await db.selectFrom('users').selectAll().orderBy('login', 'asc').execute();
+  const out = [];
+  for (const row of rows) out.push({ row, roles: await rolesOfUser(db, row.id) });
+  return out;
 }
 
 // ---- roles ----
 
 /** The user's roles in live projects. */
-export async function rolesOfUser(db: Executor, userId: string): Promise<Array<{ project_id: string; role: string; project_name: string }>> {
+export async function rolesOfUser(
+  db: Executor,
+  userId: string,
+): Promise<Array<Membership & { project_name: string; project_timezone: string; project_locale: string | null }>> {
   return db
     .selectFrom('project_users')
     .innerJoin('projects', 'projects.id', 'project_users.project_id')
-    .select(['project_users.project_id', 'project_users.role', 'projects.name as project_name'])
+    .select([
+      'project_users.project_id',
+      'project_users.role',
+      'project_users.joined_at',
+      'projects.name as project_name',
+      'projects.timezone as project_timezone',
+      'projects.locale as project_locale',
+    ])
     .where('project_users.user_id', '=', userId)
     .where('projects.deleted_at', 'is', null)
     .orderBy('projects.created_at', 'asc')
@@ -80,20 +137,20 @@ export async function rolesOfUser(db: Executor, userId: string): Promise<Array<{
 }
 
 /** Roles of several users in live projects, for a list of user objects. */
-export async function rolesOfUsers(db: Executor, userIds: readonly string[]): Promise<Map<string, Array<{ project_id: string; role: string }>>> {
-  const out = new Map<string, Array<{ project_id: string; role: string }>>();
+export async function rolesOfUsers(db: Executor, userIds: readonly string[]): Promise<Map<string, Membership[]>> {
+  const out = new Map<string, Membership[]>();
   if (userIds.length === 0) return out;
   const rows = await db
     .selectFrom('project_users')
     .innerJoin('projects', 'projects.id', 'project_users.project_id')
-    .select(['project_users.user_id', 'project_users.project_id', 'project_users.role'])
+    .select(['project_users.user_id', 'project_users.project_id', 'project_users.role', 'project_users.joined_at'])
     .where('project_users.user_id', 'in', userIds)
     .where('projects.deleted_at', 'is', null)
     .orderBy('project_users.project_id', 'asc')
     .execute();
   for (const row of rows) {
     const list = out.get(row.user_id) ?? [];
-    list.push({ project_id: row.project_id, role: row.role });
+    list.push({ project_id: row.project_id, role: row.role, joined_at: row.joined_at });
     out.set(row.user_id, list);
   }
   return out;
@@ -161,6 +218,24 @@ export async function countProjectsOfUser(db: Executor, userId: string): Promise
   return Number(row.n);
 }
 
+/**
+ * Deletes an account that was never used (no password, so no session ever) and belongs to no project any
+ * more: an invitation withdrawn. Its links go with it. An account still named by a membership (a deleted
+ * project's keeps its rows) or a session stays.
+ */
+export async function deleteUnusedUser(db: Executor, userId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('users')
+    .where('id', '=', userId)
+    .where('password_hash', 'is', null)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('project_users').select('user_id').where('project_users.user_id', '=', userId))))
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('user_sessions').select('user_id').where('user_sessions.user_id', '=', userId))))
+    .executeTakeFirst();
+  const deleted = Number(result.numDeletedRows) === 1;
+  if (deleted) await db.deleteFrom('user_tokens').where('user_id', '=', userId).execute();
+  return deleted;
+}
+
 // ---- one-time links ----
 
 export async function insertUserToken(db: Executor, row: Insertable<UserTokensTable>): Promise<void> {
@@ -172,6 +247,23 @@ export async function retireUserTokens(db: Executor, purpose: UserTokenRow['purp
   let query = db.updateTable('user_tokens').set({ used_at: at }).where('purpose', '=', purpose).where('used_at', 'is', null);
   query = userId === null ? query.where('user_id', 'is', null) : query.where('user_id', '=', userId);
   await query.execute();
+}
+
+/** A live link (unspent, unexpired) of one of the purposes, without spending it. */
+export async function findLiveUserToken(
+  db: Executor,
+  tokenHash: string,
+  purposes: ReadonlyArray<UserTokenRow['purpose']>,
+  at: string,
+): Promise<UserTokenRow | undefined> {
+  return db
+    .selectFrom('user_tokens')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('purpose', 'in', purposes)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', at)
+    .executeTakeFirst();
 }
 
 /**

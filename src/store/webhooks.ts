@@ -125,12 +125,14 @@ export interface LogEntry {
   id: string;
   project_id: string;
   type: string;
+  /** What the event is about; a test event names the one webhook it is for. */
+  entity_id: string | null;
   created_at: string;
 }
 
 /** Events after `afterSeq` (and up to `upToSeq` when given), in log order, at most `limit`. */
 export async function readLog(db: Executor, afterSeq: number, limit: number, upToSeq?: number): Promise<LogEntry[]> {
-  let query = db.selectFrom('events').select(['seq', 'id', 'project_id', 'type', 'created_at']).where('seq', '>', afterSeq);
+  let query = db.selectFrom('events').select(['seq', 'id', 'project_id', 'type', 'entity_id', 'created_at']).where('seq', '>', afterSeq);
   if (upToSeq !== undefined) query = query.where('seq', '<=', upToSeq);
   const rows = await query.orderBy('seq', 'asc').limit(limit).execute();
   return rows.map((r) => ({ ...r, seq: Number(r.seq) }));

@@ -7,7 +7,8 @@ import { cockpitShop, ok, type CockpitShop } from '../helpers/cockpit.ts';
 // The customer cockpit in a real browser at phone width, opened from the link in the customer object as
 // a shop's e-mail would: the balance the API has; a reward redeemed with a double click is one
 // redemption and one debit; a consent switched off is stored and on the customer's activity; a tampered
-// or rotated link gets a plain error page.
+// or rotated link gets a plain error page; a coupon shows its validity, uses left and conditions in words,
+// and a card's history adds up to its balance, the points it started with included.
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -130,5 +131,74 @@ describe('customer cockpit in the browser', { skip: BROWSER_MISSING }, () => {
     await page.goto('about:blank');
     await page.goto(rotated.assets.cockpit_url);
     await page.getByTestId('balance').getByText('150', { exact: true }).waitFor();
+  });
+
+  test('a coupon shows its days, uses left and conditions in words; a card made with points shows a history that adds up, page by page', async () => {
+    const { page } = browser;
+    const customer = await ok(t, 'POST', '/v1/customers', { source_id: 'cockpit-terms', name: 'Grace Hopper' });
+    const program = await ok(t, 'POST', '/v1/loyalties', { name: 'Starter Beans', voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 100 } } });
+    await ok(t, 'POST', `/v1/loyalties/${program.id}/earning-rules`, [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 7 } }]);
+    const card = await ok(t, 'POST', `/v1/loyalties/${program.id}/members`, { customer: { id: customer.id } });
+    for (let i = 1; i <= 22; i++) await ok(t, 'POST', '/v1/orders', { status: 'PAID', source_id: `terms-order-${i}`, customer: { id: customer.id }, amount: 1000 });
+    const product = await ok(t, 'POST', '/v1/products', { source_id: 'terms-coffee', name: 'Filter coffee', price: 300 });
+    const campaign = await ok(t, 'POST', '/v1/campaigns', {
+      name: 'Weekend treat',
+      campaign_type: 'DISCOUNT_COUPONS',
+      vouchers_count: 1,
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 15 }, redemption: { quantity: 3 } },
+      expiration_date: '2031-06-30T23:59:59.000Z',
+      validity_day_of_week: [0, 6],
+    });
+    const rule = await ok(t, 'POST', '/v1/validation-rules', {
+      name: 'Big weekend orders of VIPs',
+      rules: {
+        '1': { name: 'order.amount', conditions: { $more_than_or_equal: [5000] } },
+        '2': { name: 'redemption.count.per_customer', conditions: { $less_than: [2] } },
+        '3': { name: 'customer.metadata', property: 'secret_tier', conditions: { $is: ['whale'] } },
+        logic: '1 AND 2 AND 3',
+      },
+      applicable_to: { included: [{ object: 'product', id: product.id, effect: 'APPLY_TO_EVERY' }], excluded: [] },
+    });
+    await ok(t, 'POST', `/v1/validation-rules/${rule.id}/assignments`, { related_object_type: 'campaign', related_object_id: campaign.id });
+    await ok(t, 'POST', '/v1/publications', { campaign: { id: campaign.id }, customer: { id: customer.id } });
+    const link = (await ok(t, 'GET', `/v1/customers/${customer.id}`)).assets.cockpit_url;
+
+    await page.goto('about:blank');
+    await page.goto(link);
+    const balance = 100 + 22 * 7;
+    await page.getByTestId('balance').getByText(String(balance), { exact: true }).waitFor();
+    const terms = page.getByTestId('coupon-terms');
+    await terms.getByText('Only on Sun, Sat').waitFor();
+    await terms.getByText('3 uses left').waitFor();
+    await terms.getByText('Order amount at least 50.00').waitFor();
+    await terms.getByText('Redemptions by this customer less than 2').waitFor();
+    await terms.getByText('Applies to: Filter coffee').waitFor();
+    await terms.getByText('Further conditions set by Bean There may apply.').waitFor();
+    assert.equal(await page.getByText('whale').count(), 0, "the shop's targeting is not shown");
+    await page.getByRole('region', { name: 'Coupons' }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'cockpit-phone-coupon-terms', { fullPage: false });
+
+    await page.getByRole('button', { name: 'Points history' }).click();
+    const history = page.getByTestId('history');
+    // The newest 20 accruals; before them the card held its 100 points and the 2 oldest accruals.
+    await history.getByTestId('balance-before').getByText(`Balance before these: ${100 + 2 * 7} points`).waitFor();
+    assert.equal(await history.locator('[data-entry]').count(), 20);
+    await history.locator('[data-entry]').first().getByText(`Balance ${balance}`).waitFor();
+    await screenshot(page, 'cockpit-phone-history', { fullPage: false });
+    await history.getByRole('button', { name: 'Show older' }).click();
+    const opening = history.locator('[data-entry="OPENING_BALANCE"]');
+    await opening.getByText('Starting points').waitFor();
+    await opening.getByText('+100').waitFor();
+    await opening.getByText('Balance 100').waitFor();
+    assert.equal(await history.locator('[data-entry]').count(), 23, '22 accruals and the starting points');
+    assert.equal(await history.getByTestId('balance-before').count(), 0, 'the whole history is shown: nothing before it');
+    const width = Number(await page.evaluate('document.documentElement.scrollWidth'));
+    assert.ok(width <= PHONE.width, `nothing overflows the phone's width (${width}px)`);
+    await opening.scrollIntoViewIfNeeded();
+    await screenshot(page, 'cockpit-phone-history-start', { fullPage: false });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await screenshot(page, 'cockpit-desktop-history-and-terms');
+    await page.setViewportSize(PHONE);
+    assert.equal(card.loyalty_card.points, 100);
   });
 });

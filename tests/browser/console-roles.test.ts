@@ -14,7 +14,7 @@ import { cleanScreenshot, signInThroughPage } from './console-sign-in.ts';
 
 type Role = 'ADMIN' | 'USER' | 'VIEWER' | 'MERCHANT';
 const ROLES: Role[] = ['ADMIN', 'USER', 'VIEWER', 'MERCHANT'];
-const SECTIONS = ['Home', 'Campaigns', 'Vouchers', 'Customers', 'Redemptions', 'Loyalty', 'Exports', 'Webhooks', 'Settings'];
+const SECTIONS = ['Home', 'Campaigns', 'Vouchers', 'Customers', 'Redemptions', 'Orders', 'Products', 'Loyalty', 'Rules', 'Setup', 'Exports', 'Webhooks', 'Settings'];
 
 interface Screen {
   path: string;
@@ -221,7 +221,7 @@ describe('console: each role sees only what it may do', { skip: BROWSER_MISSING 
     const merchant = await tour('MERCHANT', { [`/customers/${ids.customer}`]: 'roles-merchant-customer' });
     try {
       assert.deepEqual(merchant.actions, expected('MERCHANT'));
-      assert.deepEqual(merchant.sections, ['Campaigns', 'Vouchers', 'Customers', 'Redemptions', 'Loyalty']);
+      assert.deepEqual(merchant.sections, ['Campaigns', 'Vouchers', 'Customers', 'Redemptions', 'Orders', 'Products', 'Loyalty', 'Rules', 'Setup']);
       assert.equal(merchant.landing, '/dashboard/campaigns', 'no reports for a MERCHANT: the home page sends it to its first section');
       await merchant.page.goto(`${t.url}/dashboard/exports`);
       assert.match((await notPermitted(merchant.page).textContent()) ?? '', /Your role MERCHANT may not use this page/);

@@ -51,10 +51,15 @@ describe('/docs in a browser', { skip: BROWSER_MISSING, timeout: 600_000 }, () =
   // Redoc lays out a large document: well past npm test's default per-test limit on a busy machine.
   test('content at first paint, then the full reference with search, examples and auth schemes', { timeout: 300_000 }, async (ctx) => {
     const page = await browser.newPage();
-    // Whatever left the page for another host (a request blocked by the page's policy never leaves).
-    page.on('response', (response) => {
-      if (!response.url().startsWith(t.url) && !response.url().startsWith('data:') && !response.url().startsWith('blob:')) foreignRequests.push(response.url());
+    // Whatever the page asked of another host: sent, or refused by the page's policy (which the console reports).
+    const problems: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(t.url) && !request.url().startsWith('data:') && !request.url().startsWith('blob:')) foreignRequests.push(request.url());
     });
+    page.on('console', (message) => {
+      if (message.type() === 'error' || /Content Security Policy/i.test(message.text())) problems.push(message.text());
+    });
+
     // What the page shows before any script has run: the summary drawn by the server (the renderer is
     // held back here so the screenshot shows it).
     const held = await browser.newPage();
@@ -99,5 +104,25 @@ describe('/docs in a browser', { skip: BROWSER_MISSING, timeout: 600_000 }, () =
     await page.screenshot({ path: join(screenshots, 'docs-operation.png') });
 
     assert.deepEqual(foreignRequests, [], 'everything is served by Punchcard');
+    assert.deepEqual(problems, [], 'no console errors: nothing blocked by the Content Security Policy');
+    // Headless Chromium fetches no icons itself: the page's icon link is followed from the page.
+    const icon = await page.evaluate("fetch(document.querySelector('link[rel=icon]').href).then((r) => r.status + ' ' + r.headers.get('content-type'))");
+    assert.equal(icon, '200 image/svg+xml');
+  });
+
+  test('at phone width the reference shows an operation without sideways scrolling', { timeout: 300_000 }, async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' || /Content Security Policy/i.test(message.text())) problems.push(message.text());
+    });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${t.url}/docs#operation/createCustomer`);
+    await page.locator('#redoc .menu-content').waitFor({ state: 'attached', timeout: 90_000 });
+    await page.locator('#redoc').getByText('Request samples').first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(screenshots, 'docs-phone.png') });
+    await waitForCondition(page, 'document.documentElement.scrollWidth <= window.innerWidth + 1');
+    assert.deepEqual(problems, []);
+    await page.close();
   });
 });

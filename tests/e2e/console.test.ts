@@ -144,8 +144,8 @@ describe('console in a browser', { skip: BROWSER_MISSING }, () => {
     assert.equal(member.status, 200, member.text);
     const card = member.body.code as string;
     await page.getByRole('link', { name: 'Customers' }).click();
-    await page.getByLabel('Open by id or source_id').fill('alice');
-    await page.getByLabel('Open by id or source_id').press('Enter');
+    await page.getByRole('textbox', { name: 'Find a customer' }).fill('alice');
+    await page.getByRole('textbox', { name: 'Find a customer' }).press('Enter');
     await page.getByTestId(`balance-${card}`).waitFor();
     await page.getByLabel(`Points for ${card}`).fill('25');
     await page.getByLabel(`Reason for ${card}`).fill('Apology for a late parcel');

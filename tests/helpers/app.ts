@@ -83,17 +83,20 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     databaseUrl: 'sqlite::memory:',
     publicUrl: 'http://127.0.0.1:0',
     logLevel: 'silent',
+    logFormat: 'json',
     defaultProject: { serverKey: TEST_KEYS.server, clientKey: TEST_KEYS.client, clientOrigins: [TEST_ORIGIN] },
     managementKey: TEST_KEYS.management,
     oauthTokenTtlSeconds: 900,
     runWorker: false,
     webhookAllowNetworks: [],
-    server: { requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 1024 },
+    server: { requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 1024, maxConnectionsPerAddress: 256, firstRequestTimeoutMs: 10_000 },
     databasePoolSize: defaultDatabasePoolSize(),
     shutdownTimeoutMs: 20_000,
     workerMetricsPort: null,
     tracing: null,
     console: { sessionTtlSeconds: 12 * 3600, firstAdmin: null },
+    proxies: { trusted: [], header: 'x-forwarded-for' },
+    cockpitLinkDays: 90,
     ...overrides,
   };
 }
@@ -107,6 +110,8 @@ export async function startTestApp(
   const boot = await bootstrap({ db: db.db, dialect: db.dialect, clock, ids: sortableIds, config });
   const deps: Deps = { db: db.db, dialect: db.dialect, clock, ids: sortableIds, config, pepper: boot.pepper };
   const app = await buildApp({ ...deps, logger: options.log ? { level: 'info', stream: options.log } : false });
+  // The worker's reports of rows it left out go where the server's do.
+  deps.log = app.log;
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   deps.config.publicUrl = url;

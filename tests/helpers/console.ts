@@ -17,7 +17,10 @@ export interface ConsoleClient {
   cookie: string;
   csrf: string;
   session: TestResponse['body'];
-  /** A request with the session cookie; changes carry the CSRF header unless `csrf: false`. */
+  /**
+   * A request with the session cookie, as the console sends it: the CSRF header on every method but GET,
+   * unless `csrf: false`; on a GET only when `csrf` is given (true or a token), for routes that write on a GET.
+   */
   request(method: string, path: string, options?: { json?: unknown; csrf?: boolean | string; headers?: Record<string, string> }): Promise<TestResponse>;
 }
 
@@ -44,7 +47,7 @@ export function clientFor(t: TestApp, signedIn: TestResponse): ConsoleClient {
     request: (method, path, options = {}) => {
       const headers: Record<string, string> = { cookie, ...(options.headers ?? {}) };
       const token = options.csrf === undefined || options.csrf === true ? csrf : options.csrf;
-      if (token !== false && method !== 'GET') headers['x-csrf-token'] = token;
+      if (token !== false && (method !== 'GET' || options.csrf !== undefined)) headers['x-csrf-token'] = token;
       return t.request(method, path, { headers, ...(options.json !== undefined ? { json: options.json } : {}) });
     },
   };
@@ -58,14 +61,14 @@ export async function signIn(t: TestApp, email: string, password: string): Promi
   return clientFor(t, await signInRequest(t, email, password));
 }
 
-/** Invites a user to the default project with a role (management key), and accepts the invitation. */
-export async function addUser(t: TestApp, email: string, role: string, password = 'user-password-1'): Promise<ConsoleClient> {
+/** Invites a user to the default project (or the given one) with a role (management key), and accepts the invitation. */
+export async function addUser(t: TestApp, email: string, role: string, password = 'user-password-1', projectId = t.projectId): Promise<ConsoleClient> {
   const invited = await t.request('POST', '/management/v1/projects/users/invite', {
     headers: t.managementHeaders(),
-    json: { email, first_name: role, projects: { [t.projectId]: role } },
+    json: { email, first_name: role, projects: { [projectId]: role } },
   });
   if (invited.status !== 204) throw new Error(`invite failed: ${invited.status} ${invited.text}`);
-  const link = await t.request('POST', `/management/v1/projects/${t.projectId}/users/${email}/invitation-link`, { headers: t.managementHeaders() });
+  const link = await t.request('POST', `/management/v1/projects/${projectId}/users/${email}/invitation-link`, { headers: t.managementHeaders() });
   if (link.status !== 200) throw new Error(`invitation link failed: ${link.status} ${link.text}`);
   const token = new URL(link.body.url as string).hash.replace('#token=', '');
   return clientFor(t, await t.request('POST', '/console/v1/invitation', { headers: {}, json: { token, password } }));

@@ -100,3 +100,23 @@ export async function waitGone(pid: number, timeoutMs: number): Promise<boolean>
   }
   return false;
 }
+
+/**
+ * The start banner of `punchcard start` as it appears in `output`: the lines from the first of the block
+ * (the keys shown once, or the "serving" line) to the console line (and the setup link under it). A log
+ * line inside the block, or a block in pieces, makes it throw.
+ */
+export function startBanner(output: string): string[] {
+  const lines = output.split('\n');
+  const first = lines.findIndex((line) => line.startsWith('Punchcard created these keys') || line.startsWith('The generated keys were shown once') || line.startsWith('Punchcard is serving'));
+  const consoleLine = lines.findIndex((line) => line.startsWith('Console: '));
+  if (first === -1 || consoleLine === -1 || consoleLine < first) throw new Error(`no start banner in:\n${output}`);
+  const last = lines[consoleLine + 1]?.startsWith('  http') ? consoleLine + 1 : consoleLine;
+  const banner = lines.slice(first, last + 1);
+  const logLine = banner.find((line) => line.startsWith('{') || /^\[\d\d:\d\d:\d\d/.test(line) || /listening/i.test(line) && !line.startsWith('Listening on '));
+  if (logLine !== undefined) throw new Error(`a log line inside the start banner: ${logLine}\n${output}`);
+  for (const needle of ['Punchcard is serving', 'Listening on ']) {
+    if (banner.filter((line) => line.startsWith(needle)).length !== 1) throw new Error(`"${needle}" is not in the banner once:\n${output}`);
+  }
+  return banner;
+}

@@ -5,10 +5,9 @@ import { loadVendorOpenApi, vendorOpenApiPath, type VendorDocument } from '../..
 // Checks an answer against the vendor's response schema of an operation (vendor OpenAPI, v2018-08-01):
 // the members it requires and the JSON types of every member it describes, however deep. Formats,
 // enums, patterns and lengths are not checked: the vendor's documents list example values there more
-// than rules. `oneOf` is read as `anyOf` (the vendor's branches overlap). A member the schema does not
-// require may be null even where the schema does not say `nullable`: the vendor's own example answers
-// carry null for such members (a voucher's `validity_timeframe`, a loyalty card's `discount`), and a
-// referenced schema cannot be marked nullable in OpenAPI 3.0.
+// than rules. `oneOf` is read as `anyOf` (the vendor's branches overlap). A member may be null only where
+// the schema says `nullable: true` (OpenAPI 3.0) or where VENDOR_NULLS names it: a member the answer has
+// no value for is left out, as the vendor's examples do, whether or not the schema requires it.
 // Shared by the tests of single operations and a conformance suite over all of them.
 
 /** Whether the vendor document is on this machine (see scripts/lib/vendor-openapi.ts). */
@@ -20,25 +19,38 @@ const VENDOR_ID = 'https://vendor-openapi.invalid/v2018-08-01.json';
 /** Keywords kept: the ones that say which members exist and what type they are. */
 const KEPT = new Set(['type', 'required', 'properties', 'items', 'additionalProperties', 'allOf', 'anyOf', 'oneOf', 'nullable', '$ref', 'not']);
 
+/**
+ * Members that may be null although the vendor's schema does not say `nullable` (wherever they occur, by
+ * name), each with why: the vendor's own example answers carry null there, against its schema. Every
+ * other member is null only where the schema says `nullable: true`; one without a value is left out.
+ */
+export const VENDOR_NULLS: Record<string, string> = {
+  validity_timeframe: "a voucher's, campaign's or promotion tier's: null in the vendor's example vouchers (GET /v1/vouchers/{code}), campaign templates and redemptions",
+  validity_day_of_week: 'as validity_timeframe',
+  validity_hours: "as validity_timeframe (the vendor's campaign-setup and customer redeemables examples)",
+  discount: "a gift card's or loyalty card's: null in the vendor's example vouchers (GET /v1/vouchers/{code}, GET /v1/vouchers) and redemptions",
+};
+
 function shapeOnly(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(shapeOnly);
   if (typeof schema !== 'object' || schema === null) return schema;
   const out: Record<string, unknown> = {};
-  const required = new Set(Array.isArray((schema as { required?: unknown }).required) ? ((schema as { required: string[] }).required) : []);
   for (const [key, value] of Object.entries(schema)) {
-    if (!KEPT.has(key)) continue;
+    if (!KEPT.has(key) || key === 'nullable') continue;
     if (key === '$ref') out.$ref = typeof value === 'string' && value.startsWith('#/') ? `${VENDOR_ID}${value}` : value;
     else if (key === 'oneOf') out.anyOf = shapeOnly(value);
     else if (key === 'properties' && typeof value === 'object' && value !== null) {
-      out.properties = Object.fromEntries(
-        // `if null then anything else the schema`: only the schema's own errors are reported for a non-null value.
-        Object.entries(value).map(([name, sub]) => [name, required.has(name) ? shapeOnly(sub) : { if: { type: 'null' }, then: true, else: shapeOnly(sub) }]),
-      );
+      out.properties = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, VENDOR_NULLS[name] !== undefined ? orNull(shapeOnly(sub)) : shapeOnly(sub)]));
     } else out[key] = shapeOnly(value);
   }
-  // Ajv reads `nullable` only next to a `type`; without one the node admits null anyway.
-  if ('nullable' in out && !('type' in out)) delete out.nullable;
-  return out;
+  // OpenAPI 3.0: `nullable: true` admits null besides what the schema describes, with or without a `type`
+  // next to it (`allOf` of a `$ref` included).
+  return (schema as { nullable?: unknown }).nullable === true ? orNull(out) : out;
+}
+
+/** `if null then anything else the schema`: only the schema's own errors are reported for a non-null value. */
+function orNull(schema: unknown): unknown {
+  return { if: { type: 'null' }, then: true, else: schema };
 }
 
 let ajv: Ajv | null = null;

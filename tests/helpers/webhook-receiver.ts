@@ -14,7 +14,8 @@ export interface ReceivedRequest {
   status: number;
 }
 
-export type Behaviour = { status: number; delayMs?: number; location?: string };
+/** `body`: what the answer carries ('ok' when absent). */
+export type Behaviour = { status: number; delayMs?: number; location?: string; body?: string };
 
 /** The allow-list (PUNCHCARD_WEBHOOK_ALLOW_NETWORKS) an app needs to deliver to a receiver. */
 export const RECEIVER_NETWORKS = ['127.0.0.0/8'];
@@ -59,7 +60,7 @@ export class WebhookReceiver {
         const record: ReceivedRequest = { path, body: Buffer.concat(chunks).toString('utf8'), headers: req.headers, status: behaviour.status };
         const reply = () => {
           this.received.push(record);
-          res.writeHead(behaviour.status, { 'content-type': 'text/plain', ...(behaviour.location ? { location: behaviour.location } : {}) }).end('ok');
+          res.writeHead(behaviour.status, { 'content-type': 'text/plain', ...(behaviour.location ? { location: behaviour.location } : {}) }).end(behaviour.body ?? 'ok');
         };
         if (behaviour.delayMs) setTimeout(reply, behaviour.delayMs);
         else reply();

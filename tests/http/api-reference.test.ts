@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import { makeAjv } from '../../src/api/checks.ts';
+import { SUMMARY_MAX_CHARS } from '../../src/http/plugins/openapi.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 // README "API reference": /openapi.json speaks to API users in plain words (no pointers to documents
@@ -97,5 +100,61 @@ describe('API reference', () => {
     assert.ok((await bundle.text()).length > 500_000, 'the Redoc bundle from node_modules');
     const init = await t.request('GET', '/docs/reference.js', { headers: {} });
     assert.match(init.text, /Redoc\.init\('\/openapi\.json'/);
+  });
+
+  test(`every operation summary fits the sidebar (at most ${SUMMARY_MAX_CHARS} characters); a longer text is the description`, async () => {
+    const doc = (await t.request('GET', '/openapi.json', { headers: {} })).body as { paths: Record<string, Record<string, { summary?: string; description?: string }>> };
+    const long: string[] = [];
+    let operations = 0;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        operations++;
+        assert.ok(operation.summary, `${method} ${path} has a summary`);
+        if (operation.summary.length > SUMMARY_MAX_CHARS) long.push(`${operation.summary.length} ${method} ${path}: ${operation.summary}`);
+      }
+    }
+    assert.ok(operations > 200, `${operations} operations`);
+    assert.deepEqual(long, []);
+    // What a route said beyond the summary is kept, first in the description.
+    const redeem = doc.paths['/v1/redemptions']?.post;
+    assert.equal(redeem?.summary, 'Redeem redeemables in one transaction');
+    assert.match(redeem?.description ?? '', /^Redeem redeemables in one transaction; a failure answers 400/);
+    assert.equal(doc.paths['/v1/vouchers/{code}/redemption']?.post?.summary, 'Redeem one voucher (legacy)');
+  });
+
+  test('the QR code and barcode operations are documented as the images they answer', async () => {
+    type Content = Record<string, { schema?: { type?: string; format?: string } }>;
+    const doc = (await t.request('GET', '/openapi.json', { headers: {} })).body as { paths: Record<string, { get?: { responses: Record<string, { content?: Content }> } }> };
+    for (const path of ['/v1/assets/qr/{assetId}', '/v1/assets/barcode/{assetId}']) {
+      const content = doc.paths[path]?.get?.responses['200']?.content ?? {};
+      assert.deepEqual(Object.keys(content).sort(), ['image/png', 'image/svg+xml'], path);
+      assert.deepEqual({ type: content['image/png']?.schema?.type, format: content['image/png']?.schema?.format }, { type: 'string', format: 'binary' }, path);
+      assert.equal(content['image/svg+xml']?.schema?.type, 'string');
+    }
+  });
+
+  test('a favicon of our own for /docs and the console (SVG, and ICO at the path browsers try); the Redoc bundle asks no CDN for its logo', async () => {
+    const docs = await t.request('GET', '/docs', { headers: {} });
+    assert.match(docs.text, /<link rel="icon" type="image\/svg\+xml" href="\/favicon\.svg">/);
+    const svg = await fetch(`${t.url}/favicon.svg`);
+    assert.equal(svg.status, 200);
+    assert.equal(svg.headers.get('content-type'), 'image/svg+xml');
+    assert.match(await svg.text(), /^<svg xmlns='http:\/\/www\.w3\.org\/2000\/svg' viewBox='0 0 16 16'>.*<\/svg>$/);
+    const ico = await fetch(`${t.url}/favicon.ico`);
+    assert.equal(ico.status, 200);
+    assert.equal(ico.headers.get('content-type'), 'image/x-icon');
+    const bytes = Buffer.from(await ico.arrayBuffer());
+    // ICONDIR: reserved 0, type 1 (icon), one image of 32×32 whose PNG starts right after the directory.
+    assert.deepEqual([bytes.readUInt16LE(0), bytes.readUInt16LE(2), bytes.readUInt16LE(4), bytes[6], bytes[7]], [0, 1, 1, 32, 32]);
+    const offset = bytes.readUInt32LE(18);
+    assert.equal(offset, 22);
+    assert.equal(bytes.readUInt32LE(14), bytes.length - offset);
+    assert.deepEqual([...bytes.subarray(offset, offset + 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+    const original = readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
+    assert.ok(original.includes('https://cdn.redoc.ly/'), 'the installed Redoc links its logo from its CDN');
+    const served = await (await fetch(`${t.url}/docs/redoc.standalone.js`)).text();
+    assert.ok(!served.includes('https://cdn.'), 'the served bundle does not');
+    assert.equal(served.length, original.length - 'https://cdn.redoc.ly/redoc/logo-mini.svg'.length + 'data:,'.length);
   });
 });

@@ -38,7 +38,7 @@ describe('customer cockpit', () => {
   test('every customer object carries absolute cockpit links on PUBLIC_URL, stable across reads, one per customer', async () => {
     const PUBLIC_URL = t.deps.config.publicUrl;
     const { assets } = shop.customer;
-    assert.match(assets.cockpit_url, new RegExp(`^${PUBLIC_URL}/cockpit#token=[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}$`));
+    assert.match(assets.cockpit_url, new RegExp(`^${PUBLIC_URL}/cockpit#token=[A-Za-z0-9_-]+\\.[0-9a-z]+\\.[A-Za-z0-9_-]{43}$`));
     assert.equal(assets.cockpit_preference_center_url, `${PUBLIC_URL}/cockpit/preferences#token=${token}`);
     const again = await ok(t, 'GET', `/v1/customers/${shop.customer.source_id}`);
     assert.deepEqual(again.assets, assets, 'the same link on every read');
@@ -84,7 +84,7 @@ describe('customer cockpit', () => {
     const wallet = res.body;
     assert.equal(wallet.customer.name, 'Ada Lovelace');
     assert.equal(wallet.brand.name, 'Default project', 'without a branding: the project name');
-    assert.equal(res.headers.get('cache-control'), null);
+    assert.equal(res.headers.get('cache-control'), 'no-store', "a customer's own data is never cached");
 
     assert.equal(wallet.loyalty_cards.length, 1);
     const [card] = wallet.loyalty_cards;
@@ -101,7 +101,7 @@ describe('customer cockpit', () => {
     );
     assert.equal(byName.get('Free flat white')?.stock_left, 50);
     assert.equal(byName.get('Bag of beans')?.stock_left, null, 'no stock: unlimited');
-    assert.ok(card.transactions.some((x: Json) => x.reason === 'Welcome bonus' && x.points === 350), JSON.stringify(card.transactions));
+    assert.ok(card.history.data.some((x: Json) => x.reason === 'Welcome bonus' && x.points === 350), JSON.stringify(card.history));
     assert.match(card.qr_url, new RegExp(`^${t.deps.config.publicUrl}/v1/assets/qr/`));
 
     const [coupon] = wallet.vouchers;
@@ -230,11 +230,17 @@ describe('customer cockpit', () => {
     const first = tokenOf(customer.assets.cockpit_url);
     assert.equal((await cockpit('GET', '/wallet', { token: first })).status, 200);
 
-    const [payload, mac] = first.split('.') as [string, string];
-    const flipped = `${payload}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`;
-    const otherCustomer = `${Buffer.from(`${t.projectId}:cust_0000000000000000000000`).toString('base64url')}.${mac}`;
-    const otherProject = `${Buffer.from(`proj_0000000000000000000000:${customer.id}`).toString('base64url')}.${mac}`;
-    const refusals = [await cockpit('GET', '/wallet'), await cockpit('GET', '/wallet', { token: 'nonsense' }), ...(await Promise.all([flipped, otherCustomer, otherProject].map((tk) => cockpit('GET', '/wallet', { token: tk }))))];
+    const [payload, expiry, mac] = first.split('.') as [string, string, string];
+    const flipped = `${payload}.${expiry}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`;
+    const otherCustomer = `${Buffer.from(`${t.projectId}:cust_0000000000000000000000`).toString('base64url')}.${expiry}.${mac}`;
+    const otherProject = `${Buffer.from(`proj_0000000000000000000000:${customer.id}`).toString('base64url')}.${expiry}.${mac}`;
+    const longer = `${payload}.${(Number.parseInt(expiry, 36) + 365).toString(36)}.${mac}`;
+    const withoutExpiry = `${payload}.${mac}`;
+    const refusals = [
+      await cockpit('GET', '/wallet'),
+      await cockpit('GET', '/wallet', { token: 'nonsense' }),
+      ...(await Promise.all([flipped, otherCustomer, otherProject, longer, withoutExpiry].map((tk) => cockpit('GET', '/wallet', { token: tk })))),
+    ];
 
     const rotated = await ok(t, 'POST', `/v1/customers/${customer.id}/cockpit/rotate`);
     const second = tokenOf(rotated.assets.cockpit_url);
@@ -251,11 +257,55 @@ describe('customer cockpit', () => {
 
     for (const refusal of refusals) {
       assert.equal(refusal.status, 401, refusal.text);
+      assert.equal(refusal.headers.get('cache-control'), 'no-store');
       assert.equal(refusal.body.key, 'unauthorized');
       assert.equal(refusal.body.details, refusals[0]!.body.details, 'every refusal says the same');
     }
     const missing = await t.request('POST', '/v1/customers/cust_nobody/cockpit/rotate');
     assert.equal(missing.status, 404);
+  });
+
+  test('a link expires PUNCHCARD_COCKPIT_LINK_DAYS after it was handed out; the customer object then carries a new one', async () => {
+    const customer = await ok(t, 'POST', '/v1/customers', { source_id: 'expiring', name: 'Eve Expiry' });
+    const link = tokenOf(customer.assets.cockpit_url);
+    const days = t.deps.config.cockpitLinkDays;
+    assert.equal(days, 90);
+    assert.equal(tokenOf((await ok(t, 'GET', `/v1/customers/${customer.id}`)).assets.cockpit_url), link, 'the same link all day');
+    t.clock.advance(days * 24 * 3600 * 1000);
+    assert.equal((await cockpit('GET', '/wallet', { token: link })).status, 200, `still open ${days} days later`);
+    t.clock.advance(24 * 3600 * 1000 + 1000);
+    const expired = await cockpit('GET', '/wallet', { token: link });
+    assert.equal(expired.status, 401, 'closed once its last day is over');
+    assert.match(expired.body.details, /expired/);
+    const fresh = tokenOf((await ok(t, 'GET', `/v1/customers/${customer.id}`)).assets.cockpit_url);
+    assert.notEqual(fresh, link);
+    assert.equal((await cockpit('GET', '/wallet', { token: fresh })).status, 200);
+  });
+
+  test("a deleted project's links stop at once: no wallet, no preference change, no points spent", async () => {
+    const created = await t.request('POST', '/management/v1/projects', {
+      headers: t.managementHeaders(),
+      json: { name: 'Pop-up store', case_sensitive_codes: false, timezone: 'UTC', currency: 'EUR' },
+    });
+    assert.equal(created.status, 200, created.text);
+    const keys = created.body.server_side_key as { app_id: string; app_token: string };
+    const popUp = { ...t, projectId: created.body.id as string, request: (method: string, path: string, options: Parameters<TestApp['request']>[2] = {}) => t.request(method, path, { headers: t.serverHeaders(keys), ...options }) } as TestApp;
+    const other = await cockpitShop(popUp);
+    const link = tokenOf(other.customer.assets.cockpit_url);
+    assert.equal((await cockpit('GET', '/wallet', { token: link })).status, 200);
+
+    const deleted = await t.request('DELETE', `/management/v1/projects/${created.body.id}`, { headers: t.managementHeaders() });
+    assert.equal(deleted.status, 204, deleted.text);
+    const attempts = [
+      await cockpit('GET', '/wallet', { token: link }),
+      await cockpit('GET', '/preferences', { token: link }),
+      await cockpit('PUT', '/preferences', { token: link, json: { [other.sms.id]: false } }),
+      await cockpit('GET', `/cards/${other.card}/transactions`, { token: link }),
+      await cockpit('POST', `/cards/${other.card}/redemption`, { token: link, json: { reward_id: other.rewardId }, headers: { 'idempotency-key': 'after-deletion' } }),
+    ];
+    for (const attempt of attempts) assert.equal(attempt.status, 401, attempt.text);
+    const card = await t.db.db.selectFrom('vouchers').select('loyalty_balance').where('code', '=', other.card).where('project_id', '=', created.body.id).executeTakeFirstOrThrow();
+    assert.equal(Number(card.loyalty_balance), 350, 'no points were spent');
   });
 
   test('the page is served with no-store, no referrer and no framing at both addresses', async () => {
@@ -271,8 +321,9 @@ describe('customer cockpit', () => {
 
   test('an address that keeps trying bad links is slowed down: 429, even with a good link, until the window ends', async () => {
     t.clock.advance(10 * 60_000); // a fresh window: the refusals of the tests above are forgotten
-    for (let i = 0; i < 20; i++) assert.equal((await cockpit('GET', '/wallet', { token: `guess.${'A'.repeat(43)}` })).status, 401);
-    const limited = await cockpit('GET', '/wallet', { token: `guess.${'A'.repeat(43)}` });
+    token = tokenOf((await ok(t, 'GET', `/v1/customers/${shop.customer.id}`)).assets.cockpit_url); // the clock moved on past earlier links
+    for (let i = 0; i < 20; i++) assert.equal((await cockpit('GET', '/wallet', { token: `guess.zz.${'A'.repeat(43)}` })).status, 401);
+    const limited = await cockpit('GET', '/wallet', { token: `guess.zz.${'A'.repeat(43)}` });
     assert.equal(limited.status, 429);
     assert.equal(limited.body.key, 'too_many_requests');
     assert.ok(Number(limited.headers.get('retry-after')) > 0);

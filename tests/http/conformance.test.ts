@@ -493,7 +493,7 @@ describe('conformance with the vendor OpenAPI: write operations', { skip: !vendo
     const redemption = await f.ok('POST', '/v1/redemptions', { redeemables: [{ object: 'voucher', id: code }], order: { source_id: 'test_rollback_8', amount: 5000 }, customer: { id: loyal.customer.id } });
     const order = await f.ok('POST', '/v1/orders', { amount: 2000, customer: { id: loyal.customer.id } });
     // Objects the vendor's examples name by a name or code of the user's choosing. A voucher's `category`
-    // must name an existing category here (404 otherwise).
+    // would create the category it names; they exist beforehand so the examples all find one.
     for (const name of ['New Customers', 'Second', 'First', 'new customer acquisition']) await f.ok('POST', '/v1/categories', { name, hierarchy: 1 });
     await f.voucher({ discount: { type: 'AMOUNT', amount_off: 500 } }, 'BLCKFRDY');
     const gift = await f.giftCard(10000);

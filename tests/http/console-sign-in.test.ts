@@ -80,6 +80,9 @@ describe('console: sessions on the public API', () => {
     assert.equal(cookiesOf(signedIn).punchcard_csrf, signedIn.body.csrf_token);
     assert.equal(signedIn.body.user.email, ADMIN.email);
     assert.deepEqual(signedIn.body.projects.map((p: { id: string; role: string }) => [p.id, p.role]), [[t.projectId, 'ADMIN']]);
+    // The console writes every date in the project's time zone and, when it names one, its language.
+    const project = await t.request('GET', `/management/v1/projects/${t.projectId}`, { headers: t.managementHeaders() });
+    assert.deepEqual(signedIn.body.project, { id: t.projectId, name: project.body.name, timezone: project.body.timezone, locale: null });
 
     const publicUrl = t.deps.config.publicUrl;
     t.deps.config.publicUrl = 'https://punchcard.example.com';

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request as httpRequest } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { InsertQueryNode, SelectQueryNode, TableNode, type KyselyPlugin } from 'kysely';
@@ -11,7 +12,7 @@ import type { CsvImportKind, CsvImportPayload } from '../../src/services/csv-imp
 import { CsvUpload } from '../../src/services/csv-imports/upload.ts';
 import { checkpointJob, claimNextJob, toJob } from '../../src/store/jobs.ts';
 import { inTransaction, internalActor } from '../../src/services/context.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
 
 // CSV imports (`POST …/importCSV`): multipart uploads parsed as they arrive into staged rows, imported by
 // the worker in slices through the same services and checks as the JSON API; the async action lists
@@ -20,13 +21,16 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 
+/** The multipart boundary of the uploads this file writes by hand. */
+const BOUNDARY = 'punchcard-test-boundary';
+
 describe('CSV imports', () => {
   let t: TestApp;
   let dir: string;
 
   before(async () => {
     // The 100 MiB upload below must not meet the 30 s receive deadline on a busy machine.
-    t = await startTestApp({ config: { server: { requestTimeoutMs: 300_000, keepAliveTimeoutMs: 72_000, maxConnections: 1024 } } });
+    t = await startTestApp({ config: { server: { ...testConfig().server, requestTimeoutMs: 300_000, keepAliveTimeoutMs: 72_000, maxConnections: 1024 } } });
     dir = mkdtempSync(join(tmpdir(), 'punchcard-csv-'));
     for (const [relatedObject, properties] of [
       ['customer', { vip: { type: 'boolean' }, visits: { type: 'number' }, tags: { type: 'string', array: true } }],
@@ -67,6 +71,44 @@ describe('CSV imports', () => {
   async function stagedRows(): Promise<number> {
     const row = await t.db.db.selectFrom('csv_import_rows').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  /** Sends a multipart upload whose file part is `size` bytes of `filler`, its length announced up front. */
+  function announcedUpload(path: string, size: number, filler: Buffer): Promise<{ status: number; text: string }> {
+    const head = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="huge.csv"\r\nContent-Type: text/csv\r\n\r\n`);
+    const tail = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
+    return new Promise((resolve, reject) => {
+      let answered = false;
+      const req = httpRequest(`${t.url}${path}`, {
+        method: 'POST',
+        headers: { ...t.serverHeaders(), 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': String(head.length + size + tail.length) },
+      });
+      req.on('response', (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() });
+          req.destroy();
+        });
+        res.on('error', reject);
+      });
+      // Writing after the server answered and closed fails with EPIPE or a reset: expected then.
+      req.on('error', (error) => {
+        if (!answered) reject(error);
+      });
+      let left = size;
+      const writeMore = () => {
+        while (!answered && left > 0) {
+          const piece = filler.subarray(0, Math.min(left, filler.length));
+          left -= piece.length;
+          if (!req.write(piece)) return void req.once('drain', writeMore);
+        }
+        if (!answered) req.end(tail);
+      };
+      req.write(head);
+      writeMore();
+    });
   }
 
   function multipart(path: string, body: RequestInit['body'], headers: Record<string, string> = {}) {
@@ -168,7 +210,7 @@ describe('CSV imports', () => {
       ],
     );
     assert.match(done.result.failed[0].reason, /Column name is required/);
-    assert.match(done.result.failed[1].reason, /Property \.price should be integer/);
+    assert.match(done.result.failed[1].reason, /Column price: '12\.50' is not a whole number: amounts are in the smallest currency unit/);
     assert.match(done.result.failed[2].reason, /weight/);
 
     const renamed: Json = await sdk.products.get('csv-p-1');
@@ -234,7 +276,7 @@ describe('CSV imports', () => {
       'CSV-TAKEN,DISCOUNT_VOUCHER,10,AMOUNT,,,,,,,,',
       'CSV-AMOUNT,DISCOUNT_VOUCHER,10,AMOUNT,,,,,,,,',
       'CSV-USED,DISCOUNT_VOUCHER,10,AMOUNT,,,,,3,,,',
-      'CSV-NOCAT,DISCOUNT_VOUCHER,10,AMOUNT,Winter,,,,,,,',
+      'CSV-NEWCAT,DISCOUNT_VOUCHER,10,AMOUNT,Winter,,,,,,,',
       'CSV-DATE,DISCOUNT_VOUCHER,10,AMOUNT,,next week,,,,,,',
       'CSV-WHAT,DISCOUNT_VOUCHER,10,BOGUS,,,,,,,,',
     ].join('\n');
@@ -242,14 +284,13 @@ describe('CSV imports', () => {
     await runJobs();
     const done = await action(started.async_action_id);
     assert.equal(done.type, 'VOUCHERS.IMPORT_CSV');
-    assert.deepEqual([done.result.done_count, done.result.failed_count], [4, 6]);
+    assert.deepEqual([done.result.done_count, done.result.failed_count], [5, 5]);
     assert.deepEqual(
       done.result.failed.map((f: Json) => [f.row, f.code]),
       [
         [5, 'CSV-TAKEN'],
         [6, 'CSV-AMOUNT'],
         [7, 'CSV-USED'],
-        [8, 'CSV-NOCAT'],
         [9, 'CSV-DATE'],
         [10, 'CSV-WHAT'],
       ],
@@ -258,9 +299,8 @@ describe('CSV imports', () => {
     assert.match(reasons[0], /Duplicated voucher exists with code CSV-TAKEN/);
     assert.match(reasons[1], /Duplicated voucher exists with code CSV-AMOUNT/);
     assert.match(reasons[2], /redemption history is not supported/);
-    assert.match(reasons[3], /Cannot find category with id Winter/);
-    assert.match(reasons[4], /start_date/);
-    assert.match(reasons[5], /Property \.discount\.type should be equal to one of the allowed values/);
+    assert.match(reasons[3], /start_date/);
+    assert.match(reasons[4], /Column Discount Type: 'BOGUS' should be AMOUNT, PERCENT, FIXED or UNIT/);
 
     const amount: Json = await sdk.vouchers.get('CSV-AMOUNT');
     assert.equal(amount.type, 'DISCOUNT_VOUCHER');
@@ -279,7 +319,11 @@ describe('CSV imports', () => {
     assert.deepEqual([gift.type, gift.gift.amount, gift.gift.balance], ['GIFT_VOUCHER', 5000, 5000]);
     const card: Json = await sdk.vouchers.get('CSV-CARD');
     assert.deepEqual([card.type, card.loyalty_card.points], ['LOYALTY_CARD', 300]);
-    for (const code of ['CSV-USED', 'CSV-NOCAT', 'CSV-DATE', 'CSV-WHAT']) {
+    // A Category the project does not have yet is created, as `category` in POST /v1/vouchers is.
+    const newCategory: Json = await sdk.vouchers.get('CSV-NEWCAT');
+    assert.equal(newCategory.category, 'Winter');
+    assert.equal(newCategory.categories[0].hierarchy, 1);
+    for (const code of ['CSV-USED', 'CSV-DATE', 'CSV-WHAT']) {
       assert.equal((await t.request('GET', `/v1/vouchers/${code}`)).status, 404, `${code} was imported`);
     }
   });
@@ -312,7 +356,7 @@ describe('CSV imports', () => {
         [4, 5, 'CSV-CAMP-3'],
       ],
     );
-    assert.match(done.result.failed[1].reason, /Column active: 'maybe' should be true or false/);
+    assert.match(done.result.failed[1].reason, /Column Active: 'maybe' should be true or false/);
     const first: Json = await sdk.vouchers.get('CSV-CAMP-1');
     assert.equal(first.campaign_id, coupons.id);
     assert.deepEqual([first.discount.type, first.discount.percent_off], ['PERCENT', 20]);
@@ -338,7 +382,7 @@ describe('CSV imports', () => {
     const wrong = await multipart(`/v1/campaigns/${coupons.id}/importCSV`, form('Code,Gift Amount\nCSV-CAMP-9,100\n'));
     await runJobs();
     const wrongDone = await action(((await wrong.json()) as Json).async_action_id);
-    assert.match(wrongDone.result.failed[0].reason, /Property \.gift does not apply to DISCOUNT_VOUCHER vouchers/);
+    assert.match(wrongDone.result.failed[0].reason, /Column Gift Amount does not apply to DISCOUNT_VOUCHER vouchers/);
   });
 
   test('an unknown campaign is 404 before the body is looked at', async () => {
@@ -402,12 +446,14 @@ describe('CSV imports', () => {
         },
       });
     };
-    const announced = new FormData();
+    // The announced size goes out as Content-Length through node:http (fetch's FormData takes only real
+    // Blobs, and a 104 MiB one would sit in memory); the server answers before the body has been sent.
     const size = limit + 4 * filler.length;
-    announced.append('file', { type: 'text/csv', size, stream: () => fillerStream(size), [Symbol.toStringTag]: 'Blob' } as unknown as Blob, 'huge.csv');
-    await expectError(await multipart('/v1/customers/importCSV', announced), 413, /larger than the 104857600 bytes/);
+    const announced = await announcedUpload('/v1/customers/importCSV', size, filler);
+    assert.equal(announced.status, 413, announced.text);
+    await expectError(new Response(announced.text, { status: announced.status }), 413, /larger than the 104857600 bytes/);
     let sent = 0;
-    const boundary = 'punchcard-test-boundary';
+    const boundary = BOUNDARY;
     const chunked = new ReadableStream({
       pull(controller) {
         if (sent === 0) controller.enqueue(new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.csv"\r\nContent-Type: text/csv\r\n\r\nSource_id\n`));
@@ -438,28 +484,29 @@ describe('CSV imports', () => {
     const rows = Array.from({ length: 3000 }, (_, i) => `broken-${i},Name ${i}\n`);
     const controller = new AbortController();
     let pushed = 0;
-    const body = new FormData();
-    const blob = {
-      type: 'text/csv',
-      size: 10_000_000,
-      stream: () =>
-        new ReadableStream({
-          async pull(stream) {
-            if (pushed === 0) stream.enqueue(new TextEncoder().encode('Source_id,Name\n'));
-            if (pushed >= rows.length) {
-              // Stop sending and go away mid-file.
-              await new Promise((resolve) => setTimeout(resolve, 200));
-              controller.abort();
-              return;
-            }
-            stream.enqueue(new TextEncoder().encode(rows.slice(pushed, pushed + 500).join('')));
-            pushed += 500;
-          },
-        }),
-      [Symbol.toStringTag]: 'Blob',
-    };
-    body.append('file', blob as unknown as Blob, 'broken.csv');
-    await assert.rejects(fetch(`${t.url}/v1/customers/importCSV`, { method: 'POST', headers: t.serverHeaders(), body, signal: controller.signal }));
+    const encode = (text: string) => new TextEncoder().encode(text);
+    const body = new ReadableStream({
+      async pull(stream) {
+        if (pushed === 0) stream.enqueue(encode(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="broken.csv"\r\nContent-Type: text/csv\r\n\r\nSource_id,Name\n`));
+        if (pushed >= rows.length) {
+          // Stop sending and go away mid-file: the closing boundary never comes.
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          controller.abort();
+          return;
+        }
+        stream.enqueue(encode(rows.slice(pushed, pushed + 500).join('')));
+        pushed += 500;
+      },
+    });
+    await assert.rejects(
+      fetch(`${t.url}/v1/customers/importCSV`, {
+        method: 'POST',
+        headers: { ...t.serverHeaders(), 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+        body,
+        duplex: 'half',
+        signal: controller.signal,
+      } as RequestInit),
+    );
     for (let i = 0; i < 50 && ((await stagedRows()) > 0 || (await t.db.db.selectFrom('csv_uploads').selectAll().execute()).length > 0); i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -100,7 +100,6 @@ describe('earning rules', () => {
           validity_day_of_week: null,
           validity_hours: null,
           metadata: {},
-          expiration_rules: null,
           object: 'earning_rule',
         },
       );

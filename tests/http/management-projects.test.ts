@@ -66,6 +66,24 @@ describe('management API: projects', () => {
     assert.ok(updated.body.updated_at);
   });
 
+  test('a project language for the console (a Punchcard extension): canonical tag kept, nonsense refused, null clears it', async () => {
+    const created = await t.request('POST', '/management/v1/projects', { headers: t.managementHeaders(), json: { ...newProject, name: 'Localised' } });
+    assert.equal(created.body.locale, null);
+    const set = await t.request('PUT', `/management/v1/projects/${created.body.id}`, { headers: t.managementHeaders(), json: { locale: 'de-de' } });
+    assert.equal(set.status, 200);
+    assert.equal(set.body.locale, 'de-DE');
+    for (const locale of ['not a language', 'x', '']) {
+      const refused = await t.request('PUT', `/management/v1/projects/${created.body.id}`, { headers: t.managementHeaders(), json: { locale } });
+      assert.equal(refused.status, 400, locale);
+      assert.equal(refused.body.key, 'invalid_payload');
+      assert.match(refused.body.details, /locale/);
+    }
+    const kept = await t.request('GET', `/management/v1/projects/${created.body.id}`, { headers: t.managementHeaders() });
+    assert.equal(kept.body.locale, 'de-DE');
+    const cleared = await t.request('PUT', `/management/v1/projects/${created.body.id}`, { headers: t.managementHeaders(), json: { locale: null } });
+    assert.equal(cleared.body.locale, null);
+  });
+
   test('bad project input is refused with details and creates nothing', async () => {
     const before = await t.request('GET', '/management/v1/projects', { headers: t.managementHeaders() });
     const missing = await t.request('POST', '/management/v1/projects', { headers: t.managementHeaders(), json: { name: 'x' } });

@@ -217,9 +217,7 @@ describe('orders', () => {
           },
         ],
         metadata: { channel: 'web' },
-        customer: null,
         customer_id: null,
-        referrer: null,
         referrer_id: null,
         object: 'order',
         redemptions: {},
@@ -404,6 +402,37 @@ describe('orders', () => {
       }
     });
 
+    test('the list filters by status, customer (id or source_id) and creation time, and counts what matches', async () => {
+      const other = await newProject();
+      const ada = await create({ source_id: 'flt-1', amount: 100, status: 'PAID', customer: { source_id: 'flt-ada', name: 'Ada' }, created_at: '2025-03-01T10:00:00Z' }, other.headers);
+      const bob = await create({ source_id: 'flt-2', amount: 200, status: 'CREATED', customer: { source_id: 'flt-bob' }, created_at: '2025-03-02T10:00:00Z' }, other.headers);
+      const ada2 = await create({ source_id: 'flt-3', amount: 300, status: 'CANCELED', customer_id: ada.customer_id, created_at: '2025-03-03T10:00:00Z' }, other.headers);
+      const nobody = await create({ source_id: 'flt-4', amount: 400, status: 'PAID', created_at: '2025-03-04T10:00:00Z' }, other.headers);
+      const list = async (query: string) => {
+        const res = await t.request('GET', `/v1/orders?${query}`, { headers: other.headers });
+        assert.equal(res.status, 200, res.text);
+        const ids = (res.body.orders as Order[]).map((o) => o.id);
+        assert.equal(res.body.total, ids.length, query);
+        return ids;
+      };
+      assert.deepEqual(await list('status=PAID'), [ada.id, nobody.id]);
+      assert.deepEqual(await list('status=PAID&status=CANCELED'), [ada.id, ada2.id, nobody.id]);
+      assert.deepEqual(await list(`customer=${ada.customer_id}`), [ada.id, ada2.id]);
+      assert.deepEqual(await list('customer=flt-bob'), [bob.id]);
+      assert.deepEqual(await list('customer=flt-nobody'), []);
+      assert.deepEqual(await list('start_date=2025-03-02&end_date=2025-03-03'), [bob.id, ada2.id], 'a bare end date takes in that whole day');
+      assert.deepEqual(await list('start_date=2025-03-02T10:00:00Z&end_date=2025-03-02T10:00:00Z'), [bob.id], 'bounds are inclusive');
+      assert.deepEqual(await list(`customer=flt-ada&status=PAID&order=-created_at`), [ada.id]);
+      const paged = await t.request('GET', '/v1/orders?limit=1&page=2&status=PAID', { headers: other.headers });
+      assert.deepEqual((paged.body.orders as Order[]).map((o) => o.id), [nobody.id]);
+      assert.equal(paged.body.total, 2, 'total counts every match, not the page');
+      for (const bad of ['status=SHIPPED', 'start_date=yesterday', 'customer=']) {
+        const res = await t.request('GET', `/v1/orders?${bad}`, { headers: other.headers });
+        assert.equal(res.status, 400, bad);
+        assert.equal(res.body.key, 'invalid_query_params', bad);
+      }
+    });
+
     test('created_at can be given and is stored as UTC with milliseconds', async () => {
       const order = await create({ created_at: '2025-01-02T03:04:05+02:00', amount: 1 });
       assert.equal(order.created_at, '2025-01-02T01:04:05.000Z');
@@ -479,7 +508,8 @@ describe('orders', () => {
       const missing = await post({ referrer_id: 'cust_nobody' });
       assert.equal(missing.status, 404);
       const cleared = await put(order.id, { referrer: null });
-      assert.deepEqual([cleared.referrer, cleared.referrer_id], [null, null]);
+      assert.deepEqual([cleared.referrer, cleared.referrer_id], [undefined, null]);
+      assert.ok(!('referrer' in cleared));
     });
 
     test('the customer summary counts PAID and FULFILLED orders only, through every status change', async () => {

@@ -293,6 +293,34 @@ describe('products and SKUs', () => {
     }
   });
 
+  test('name finds products whose name contains the text, whatever the case of A–Z, with % and _ read literally', async () => {
+    t.clock.set('2032-02-01T08:00:00.000Z');
+    const names = ['Blue Mug', 'blue plate', 'Red mug', '100% Cotton_Tee', 'Nameless'];
+    const made = [];
+    for (const [i, name] of names.entries()) made.push(await t.sdk().products.create({ source_id: `find-${i}`, ...(name === 'Nameless' ? {} : { name }) }));
+    t.clock.set('2032-03-01T00:00:00.000Z');
+    const found = async (name: string) => {
+      const res = await t.request('GET', `/v1/products?start_date=2032-02-01&end_date=2032-02-01&limit=100&name=${encodeURIComponent(name)}`);
+      assert.equal(res.status, 200, res.text);
+      const ids = res.body.products.map((p: { id: string }) => p.id);
+      assert.equal(res.body.total, ids.length, name);
+      return ids;
+    };
+    const [blueMug, bluePlate, redMug, tee] = made.map((p) => p.id);
+    assert.deepEqual(await found('mug'), [blueMug, redMug]);
+    assert.deepEqual(await found('BLUE'), [blueMug, bluePlate]);
+    assert.deepEqual(await found('0% c'), [tee]);
+    assert.deepEqual(await found('e_m'), [], 'an underscore is no wildcard ("Blue Mug" has "e m")');
+    assert.deepEqual(await found('n_t'), [tee]);
+    assert.deepEqual(await found('%'), [tee], 'a percent sign is no wildcard');
+    assert.deepEqual(await found('plate mug'), []);
+    for (const query of ['name=', `name=${'x'.repeat(201)}`]) {
+      const res = await t.request('GET', `/v1/products?${query}`);
+      assert.equal(res.status, 400, query);
+      assert.equal(res.body.key, 'invalid_query_params', query);
+    }
+  });
+
   test('SKU create, get by id or source_id, update, list', async () => {
     const product = await t.sdk().products.create({ source_id: 'tee', name: 'Tee', attributes: ['color', 'size'] });
     const red = await t.sdk().products.createSku('tee', {

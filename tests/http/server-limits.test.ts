@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestApp, TEST_KEYS, type TestApp } from '../helpers/app.ts';
+import { startTestApp, testConfig, TEST_KEYS, type TestApp } from '../helpers/app.ts';
 
 // Connection limits (README "Configuration"): a request must arrive whole within the request timeout —
 // a body or headers sent a byte at a time used to hold their connection for minutes — and no more than
@@ -18,11 +18,12 @@ interface RawConnection {
   closed: Promise<number>;
 }
 
-function open(url: string): Promise<RawConnection> {
+/** A raw connection; `from` picks the local address (any of 127.0.0.0/8 reaches a loopback server on Linux). */
+function open(url: string, from?: string): Promise<RawConnection> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const socket = connect({ host: hostname, port: Number(port) });
+    const socket = connect({ host: hostname, port: Number(port), ...(from ? { localAddress: from } : {}) });
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     const closed = new Promise<number>((done) => socket.on('close', () => done(Date.now() - started)));
@@ -50,7 +51,7 @@ const AUTH = `X-App-Id: ${TEST_KEYS.server.id}\r\nX-App-Token: ${TEST_KEYS.serve
 describe('request timeout and connection limit', () => {
   let t: TestApp;
   before(async () => {
-    t = await startTestApp({ config: { server: { requestTimeoutMs: 1000, keepAliveTimeoutMs: 10_000, maxConnections: 1024 } } });
+    t = await startTestApp({ config: { server: { ...testConfig().server, requestTimeoutMs: 1000, keepAliveTimeoutMs: 10_000, maxConnections: 1024 } } });
   });
   after(async () => t?.close());
 
@@ -120,7 +121,7 @@ describe('request timeout and connection limit', () => {
 describe('connection limit', () => {
   let t: TestApp;
   before(async () => {
-    t = await startTestApp({ config: { server: { requestTimeoutMs: 30_000, keepAliveTimeoutMs: 30_000, maxConnections: 3 } } });
+    t = await startTestApp({ config: { server: { ...testConfig().server, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 30_000, maxConnections: 3 } } });
   });
   after(async () => t?.close());
 
@@ -146,5 +147,88 @@ describe('connection limit', () => {
     await sleep(300);
     assert.match(fifth.received(), /^HTTP\/1\.1 200 /);
     for (const c of [...held, fifth]) c.socket.destroy();
+  });
+});
+
+describe('one client address cannot take every connection', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ config: { server: { ...testConfig().server, maxConnections: 20, maxConnectionsPerAddress: 4, firstRequestTimeoutMs: 1000 } } });
+  });
+  after(async () => t?.close());
+
+  const health = async (connection: RawConnection): Promise<string> => {
+    const before = connection.received().length;
+    connection.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    for (const deadline = Date.now() + 5000; connection.received().length === before && Date.now() < deadline; ) await sleep(20);
+    return connection.received().slice(before);
+  };
+
+  test('an address holding its share of idle connections gets no more; other addresses still get theirs', async () => {
+    const hog = await Promise.all(Array.from({ length: 4 }, () => open(t.url, '127.0.0.2')));
+    const extra = await Promise.all(Array.from({ length: 6 }, () => open(t.url, '127.0.0.2')));
+    for (const c of extra) c.socket.on('error', () => undefined);
+    for (const c of extra) assert.notEqual(await closedWithin(c, 3000), null, 'a connection beyond the share was kept open');
+    // The cap is 20: without the share the hog's ten would leave ten; every other address still gets its four.
+    const others = await Promise.all(['127.0.0.3', '127.0.0.3', '127.0.0.4', '127.0.0.4'].map((from) => open(t.url, from)));
+    for (const c of others) assert.match(await health(c), /^HTTP\/1\.1 200 /);
+    assert.match(await health(hog[0] as RawConnection), /^HTTP\/1\.1 200 /, "the share's own connections are served");
+    // Closing one gives the address its place back.
+    (hog[1] as RawConnection).socket.destroy();
+    await (hog[1] as RawConnection).closed;
+    await sleep(100);
+    const again = await open(t.url, '127.0.0.2');
+    assert.match(await health(again), /^HTTP\/1\.1 200 /);
+    const metrics = await t.request('GET', '/metrics', { headers: {} });
+    assert.match(metrics.text, /punchcard_connections_refused_total\{reason="address_share"\} [1-9]/);
+    for (const c of [...hog, ...others, again]) c.socket.destroy();
+  });
+
+  test('a connection that sends no request is closed after the first-request timeout; one in use is not', async () => {
+    const silent = await open(t.url, '127.0.0.5');
+    const busy = await open(t.url, '127.0.0.5');
+    assert.match(await health(busy), /^HTTP\/1\.1 200 /);
+    const closedAfter = await closedWithin(silent, 5000);
+    assert.notEqual(closedAfter, null, 'the silent connection was kept open');
+    assert.ok((closedAfter as number) >= 900, `closed after ${closedAfter} ms, before the timeout`);
+    await sleep(1200);
+    assert.equal(busy.socket.destroyed, false, 'a kept-alive connection lives by the keep-alive timeout');
+    assert.match(await health(busy), /^HTTP\/1\.1 200 /);
+    busy.socket.destroy();
+  });
+});
+
+describe('behind a trusted proxy, connections count against the forwarded address', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ config: { server: { ...testConfig().server, maxConnectionsPerAddress: 2 }, proxies: { trusted: ['127.0.0.1'], header: 'x-forwarded-for' } } });
+  });
+  after(async () => t?.close());
+
+  const forwardedHealth = async (connection: RawConnection, client: string): Promise<string> => {
+    const before = connection.received().length;
+    connection.socket.write(`GET /health HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${client}\r\n\r\n`);
+    for (const deadline = Date.now() + 5000; connection.received().length === before && Date.now() < deadline; ) await sleep(20);
+    return connection.received().slice(before);
+  };
+
+  test("the proxy's own connections are not capped; one client's beyond its share get 429 and are closed", async () => {
+    const proxied = await Promise.all(Array.from({ length: 6 }, () => open(t.url, '127.0.0.1')));
+    // Six connections from the proxy's address: more than the share, all accepted.
+    assert.match(await forwardedHealth(proxied[0] as RawConnection, '203.0.113.7'), /^HTTP\/1\.1 200 /);
+    assert.match(await forwardedHealth(proxied[1] as RawConnection, '203.0.113.7'), /^HTTP\/1\.1 200 /);
+    const third = await forwardedHealth(proxied[2] as RawConnection, '203.0.113.7');
+    assert.match(third, /^HTTP\/1\.1 429 /);
+    assert.match(third, /connection: close/i);
+    assert.match(third, /"too_many_requests"/);
+    assert.notEqual(await closedWithin(proxied[2] as RawConnection, 3000), null);
+    for (const [i, client] of [[3, '198.51.100.9'], [4, '198.51.100.9'], [5, '192.0.2.44']] as const) {
+      assert.match(await forwardedHealth(proxied[i] as RawConnection, client), /^HTTP\/1\.1 200 /, `another client (${client}) has its own share`);
+    }
+    // A connection the proxy reuses for another client moves to that client's share.
+    assert.match(await forwardedHealth(proxied[0] as RawConnection, '192.0.2.44'), /^HTTP\/1\.1 200 /);
+    const reused = await open(t.url, '127.0.0.1');
+    assert.match(await forwardedHealth(reused, '203.0.113.7'), /^HTTP\/1\.1 200 /, 'the first client has a place again');
+    for (const c of [...proxied, reused]) c.socket.destroy();
   });
 });

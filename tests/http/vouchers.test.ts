@@ -383,7 +383,7 @@ describe('vouchers', () => {
       [[{ code: 'IMP-3', discount: { type: 'PERCENT', percent_off: 5 } }, { code: 'imp-4', type: 'DISCOUNT_VOUCHER' }], 400, 'invalid_payload', /\[1\]\.discount/],
       [[{ code: 'IMP-5', gift: { amount: 1 } }, { code: 'IMP-5', gift: { amount: 2 } }], 400, 'duplicate_key', /\[0\] and \[1\]/],
       [[{ code: 'IMP-6', gift: { amount: 1 } }, { code: 'IMP-1', gift: { amount: 2 } }], 400, 'duplicate_key', /IMP-1/],
-      [[{ code: 'IMP-7', gift: { amount: 1 }, category: 'No such category' }], 404, 'not_found', /category/],
+      [[{ code: 'IMP-7', gift: { amount: 1 }, category_id: 'cat_no_such_category' }], 404, 'not_found', /category/],
       [[], 400, 'invalid_payload', /fewer than 1|\bminItems|must NOT have fewer/i],
       [{ code: 'IMP-8' }, 400, 'invalid_payload', /array/],
     ];

@@ -8,7 +8,7 @@ import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { keyEnvironment, FIXED_KEYS } from '../../scripts/lib/keys.ts';
 import { freePort } from '../../scripts/lib/server-process.ts';
-import { commandLine, descendants, launch, waitGone, waitReady, type Launched } from '../helpers/launch.ts';
+import { commandLine, descendants, launch, startBanner, waitGone, waitReady, type Launched } from '../helpers/launch.ts';
 
 /** Real processes start, migrate and stop here, several at once on a busy machine: more than npm test's default per-test limit. */
 const PROCESS_TEST_TIMEOUT_MS = 300_000;
@@ -58,8 +58,10 @@ describe('process lifecycle', { timeout: 900_000 }, () => {
   }
 
   test('a request in flight at SIGTERM is answered with Connection: close; new connections are refused; exit 0', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
-    const launched = await launch(process.execPath, ['bin/punchcard.js', 'start'], { ...keyEnvironment(), DATABASE_URL: freshDatabase() });
+    // Readable lines, as at a terminal: the banner in one block, one line per request.
+    const launched = await launch(process.execPath, ['bin/punchcard.js', 'start'], { ...keyEnvironment(), DATABASE_URL: freshDatabase(), LOG_FORMAT: 'pretty' });
     await waitReady(launched);
+    assert.match(startBanner(launched.output())[0] ?? '', /^Punchcard is serving /);
     const body = JSON.stringify({ source_id: 'in-flight', name: 'Sent across a shutdown' });
     const socket = net.connect(launched.port, '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
@@ -84,7 +86,10 @@ describe('process lifecycle', { timeout: 900_000 }, () => {
     assert.match(payload, /"source_id":"in-flight"/);
     const exit = await launched.exited;
     assert.deepEqual(exit, { code: 0, signal: null }, launched.output());
-    assert.match(launched.output(), /"msg":"stopped"/);
+    assert.match(launched.output(), /^\[[\d:.]+\] INFO: stopped$/m);
+    const requestLines = launched.output().split('\n').filter((line) => line.includes('/v1/customers'));
+    assert.equal(requestLines.length, 1, launched.output());
+    assert.match(requestLines[0] ?? '', /^\[[\d:.]+\] INFO: POST \/v1\/customers 200 [\d.]+ ms \{"reqId":"[^"]+","client":"127\.0\.0\.1"\}$/);
   });
 
   test('a separate worker serves /metrics on PUNCHCARD_WORKER_METRICS_PORT; SIGINT stops it', { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {

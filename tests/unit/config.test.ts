@@ -16,15 +16,42 @@ describe('configuration from the environment', () => {
     assert.deepEqual(config.webhookAllowNetworks, [], 'webhook targets reach only public addresses by default');
   });
 
+  test('LOG_FORMAT: pretty at a terminal and json elsewhere (containers, pipes) unless set', () => {
+    assert.equal(loadConfig({}, true).logFormat, 'pretty');
+    assert.equal(loadConfig({}, false).logFormat, 'json');
+    assert.equal(loadConfig({ LOG_FORMAT: 'json' }, true).logFormat, 'json');
+    assert.equal(loadConfig({ LOG_FORMAT: 'pretty' }, false).logFormat, 'pretty');
+    assert.equal(loadConfig({ LOG_FORMAT: '' }, false).logFormat, 'json');
+  });
+
   test('networks webhooks may reach: comma-separated CIDRs, IPv4 and IPv6', () => {
     const config = loadConfig({ PUNCHCARD_WEBHOOK_ALLOW_NETWORKS: ' 127.0.0.0/8, 10.0.0.0/8 ,fd00::/8,' });
     assert.deepEqual(config.webhookAllowNetworks, ['127.0.0.0/8', '10.0.0.0/8', 'fd00::/8']);
   });
 
   test('server limits: request timeout, keep-alive and connections, by default and set', () => {
-    assert.deepEqual(loadConfig({}).server, { requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 1024 });
+    assert.deepEqual(loadConfig({}).server, { requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 1024, maxConnectionsPerAddress: 256, firstRequestTimeoutMs: 10_000 });
     const config = loadConfig({ PUNCHCARD_REQUEST_TIMEOUT_MS: '5000', PUNCHCARD_KEEP_ALIVE_TIMEOUT_MS: '2000', PUNCHCARD_MAX_CONNECTIONS: '64' });
-    assert.deepEqual(config.server, { requestTimeoutMs: 5000, keepAliveTimeoutMs: 2000, maxConnections: 64 });
+    assert.deepEqual(config.server, { requestTimeoutMs: 5000, keepAliveTimeoutMs: 2000, maxConnections: 64, maxConnectionsPerAddress: 16, firstRequestTimeoutMs: 10_000 });
+    const shares = loadConfig({ PUNCHCARD_MAX_CONNECTIONS_PER_ADDRESS: '40', PUNCHCARD_FIRST_REQUEST_TIMEOUT_MS: '3000' });
+    assert.equal(shares.server.maxConnectionsPerAddress, 40);
+    assert.equal(shares.server.firstRequestTimeoutMs, 3000);
+    assert.throws(() => loadConfig({ PUNCHCARD_MAX_CONNECTIONS_PER_ADDRESS: '0' }), /PUNCHCARD_MAX_CONNECTIONS_PER_ADDRESS must be an integer from 1/);
+  });
+
+  test('trusted proxies: addresses and networks, and which forwarding header they write', () => {
+    assert.deepEqual(loadConfig({}).proxies, { trusted: [], header: 'x-forwarded-for' }, 'no proxy is trusted by default');
+    const config = loadConfig({ PUNCHCARD_TRUSTED_PROXIES: ' 127.0.0.1, 10.0.0.0/8 ,fd00::/8,::1', PUNCHCARD_FORWARDED_HEADER: 'Forwarded' });
+    assert.deepEqual(config.proxies, { trusted: ['127.0.0.1', '10.0.0.0/8', 'fd00::/8', '::1'], header: 'forwarded' });
+    assert.throws(() => loadConfig({ PUNCHCARD_TRUSTED_PROXIES: 'proxy.internal' }), /PUNCHCARD_TRUSTED_PROXIES entry "proxy.internal" is not an address or network/);
+    assert.throws(() => loadConfig({ PUNCHCARD_TRUSTED_PROXIES: '10.0.0.1/40' }), /PUNCHCARD_TRUSTED_PROXIES entry/);
+    assert.throws(() => loadConfig({ PUNCHCARD_FORWARDED_HEADER: 'x-real-ip' }), /PUNCHCARD_FORWARDED_HEADER must be x-forwarded-for or forwarded/);
+  });
+
+  test('cockpit links last 90 days by default', () => {
+    assert.equal(loadConfig({}).cockpitLinkDays, 90);
+    assert.equal(loadConfig({ PUNCHCARD_COCKPIT_LINK_DAYS: '7' }).cockpitLinkDays, 7);
+    assert.throws(() => loadConfig({ PUNCHCARD_COCKPIT_LINK_DAYS: '0' }), /PUNCHCARD_COCKPIT_LINK_DAYS must be an integer from 1 to 3650/);
   });
 
   test('operations: shutdown timeout, PostgreSQL pool, worker metrics port, by default and set', () => {
@@ -76,6 +103,8 @@ describe('configuration from the environment', () => {
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
     [{ DATABASE_URL: 'sqlite:' }, /DATABASE_URL/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ LOG_FORMAT: 'yaml' }, /^LOG_FORMAT must be one of pretty, json, got "yaml"$/],
+    [{ LOG_FORMAT: 'JSON' }, /LOG_FORMAT/],
     [{ PUBLIC_URL: 'ftp://x' }, /PUBLIC_URL/],
     [{ PUNCHCARD_APP_ID: 'only-the-id' }, /PUNCHCARD_APP_TOKEN/],
     [{ PUNCHCARD_APP_ID: 'short', PUNCHCARD_APP_TOKEN: 'long-enough-token' }, /PUNCHCARD_APP_ID/],

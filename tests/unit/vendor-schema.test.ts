@@ -30,4 +30,15 @@ describe('vendor response schema check', { skip: vendorSchemasAvailable ? false 
     assert.notDeepEqual(vendorResponseProblems('GET', '/v1/customers/{customerId}/redeemables', { object: 'list', data: [{ id: 7 }] }), []);
     assert.notDeepEqual(vendorResponseProblems('GET', '/v1/customers/{customerId}/redeemables', { data: 'none' }), []);
   });
+
+  test('null only where the schema says nullable or VENDOR_NULLS names the member', () => {
+    const order = { id: 'ord_1', object: 'order', amount: 100, customer_id: null, referrer_id: null, metadata: {} };
+    // customer_id and referrer_id are nullable; referrer (an object the vendor never marks nullable) is not.
+    assert.deepEqual(vendorResponseProblems('GET', '/v1/orders/{orderId}', order), []);
+    assert.deepEqual(vendorResponseProblems('GET', '/v1/orders/{orderId}', { ...order, referrer: null }), ['/referrer must be object']);
+    // A voucher's validity_timeframe is null in the vendor's own examples, against its schema.
+    const example = (loadVendorOpenApi().paths['/v1/vouchers/{code}']?.get?.responses?.['200']?.content?.['application/json'] as { examples?: Record<string, { value?: Record<string, unknown> }> }).examples;
+    const voucher = Object.values(example ?? {})[0]?.value as Record<string, unknown>;
+    assert.deepEqual(vendorResponseProblems('GET', '/v1/vouchers/{code}', { ...voucher, validity_timeframe: null }), []);
+  });
 });

@@ -15,6 +15,9 @@
 // - MERCHANT: the shop counter: looks up vouchers, customers, loyalty cards, campaigns, products, orders
 //   and redemptions, validates and redeems (vouchers, promotions, loyalty rewards), creates and updates
 //   customers. No business figures (reports), no exports, no settings.
+//
+// "Changes" means what the route does, not its method: a route that writes on a GET is declared a write
+// where it is registered (`config.writes`, src/http/plugins/auth.ts), and is checked as one here.
 
 export const ROLES = ['ADMIN', 'USER', 'VIEWER', 'MERCHANT'] as const;
 export type Role = (typeof ROLES)[number];
@@ -65,13 +68,21 @@ const MERCHANT_HIDDEN = /^\/v1\/(exports|reports)(\/|$)/;
 const matches = (rules: ReadonlyArray<readonly [string, RegExp]>, method: string, route: string) =>
   rules.some(([m, pattern]) => m === method && pattern.test(route));
 
+/** Whether a request with this method changes nothing, unless its route says otherwise (see `roleAllows`). */
+export function isSafeMethod(method: string): boolean {
+  return SAFE_METHODS.has(method.toUpperCase());
+}
+
 /**
  * Whether `role` may call `method route`, where `route` is the route's pattern as registered
  * (`/v1/redemptions/:redemptionId/rollback`), never the raw path, so ids cannot be crafted to match.
+ * `writes` says whether the route changes stored state: by default whatever is not GET, HEAD or OPTIONS,
+ * but a route that writes on a GET (the vendor's `GET /v1/publications/create`) is declared so by the HTTP
+ * layer and passes true — a write is a write whatever its method.
  */
-export function roleAllows(role: Role, method: string, route: string): boolean {
+export function roleAllows(role: Role, method: string, route: string, writes = !isSafeMethod(method)): boolean {
   const verb = method.toUpperCase();
-  const safe = SAFE_METHODS.has(verb);
+  const safe = !writes;
   if (SELF_SERVICE.test(route)) return true;
 
   if (route.startsWith('/management/v1/')) {

@@ -92,6 +92,13 @@ export function subscribedTypes(kinds: readonly string[]): Set<string> {
   return new Set(kinds.map(deliveredType));
 }
 
+/**
+ * Punchcard extension: the event a "send a test" request appends. It is delivered only to the webhook it
+ * names (its entity), through the same queue and sender as real events; no configuration can subscribe
+ * to it (it is not among WEBHOOK_EVENT_KINDS).
+ */
+export const WEBHOOK_TEST_EVENT = 'webhook.test' as const;
+
 /** Attempts per delivery before it is marked FAILED (DECISIONS 23): the first try and 11 retries. */
 export const MAX_DELIVERY_ATTEMPTS = 12;
 

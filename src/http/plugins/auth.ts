@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parse as parseCookies } from 'cookie';
-import { roleAllows, type Role } from '../../domain/auth/roles.ts';
+import { isSafeMethod, roleAllows, type Role } from '../../domain/auth/roles.ts';
 import { domainError, errors } from '../../domain/errors.ts';
 import { eventSourceOf, type Authenticator, type Principal } from '../../services/auth/authenticator.ts';
 import type { Actor } from '../../services/context.ts';
@@ -35,6 +35,11 @@ export type AuthMode =
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthMode;
+    /**
+     * The route changes stored state although its method is GET (or the HEAD Fastify adds for it): a
+     * console session then needs its CSRF token and a role that may write (see the top of this file).
+     */
+    writes?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -113,16 +118,20 @@ async function authenticate(auth: Authenticator, mode: AuthMode, request: Fastif
   }
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Whether a request to this route changes stored state: its method says so, or the route declares it. */
+export function requestWrites(method: string, config: { writes?: boolean } | undefined): boolean {
+  return !isSafeMethod(method) || config?.writes === true;
+}
 
 /** What a console session may do on this route: CSRF token on changes, the role's rights, its own project. */
 function authorizeSession(auth: Authenticator, request: FastifyRequest, principal: Extract<Principal, { kind: 'user' }>): void {
   const method = request.method.toUpperCase();
-  if (!SAFE_METHODS.has(method) && !auth.csrfMatches(principal.sessionId, header(request, CSRF_HEADER))) {
+  const writes = requestWrites(method, request.routeOptions.config);
+  if (writes && !auth.csrfMatches(principal.sessionId, header(request, CSRF_HEADER))) {
     throw errors.forbidden(`Changes made with a console session must carry the session's ${CSRF_HEADER} header (CSRF protection)`);
   }
   const route = request.routeOptions.url ?? request.url;
-  if (!roleAllows(principal.role, method, route)) {
+  if (!roleAllows(principal.role, method, route, writes)) {
     throw domainError('missing_required_permission', { details: `Your role ${principal.role} may not ${method} ${route}` });
   }
   const projectId = (request.params as Record<string, unknown> | undefined)?.projectId;
@@ -161,11 +170,17 @@ export type SessionPermissions = (role: Role) => readonly string[];
 export function installAuth(app: FastifyInstance, authenticator: Authenticator): SessionPermissions {
   app.decorateRequest('principal', null);
   const sessionRoutes = new Set<string>();
+  /** The session routes that change stored state (by method, or declared with `config.writes`), as `METHOD /route`. */
+  const writeRoutes = new Set<string>();
   app.addHook('onRoute', (route) => {
     const mode = route.config?.auth ?? defaultAuthMode(route.url);
     if (mode === 'public') return;
     if (SESSION_MODES.has(mode)) {
-      for (const method of [route.method].flat()) if (ACTION_METHODS.has(method)) sessionRoutes.add(`${method} ${route.url}`);
+      for (const method of [route.method].flat()) {
+        if (!ACTION_METHODS.has(method)) continue;
+        sessionRoutes.add(`${method} ${route.url}`);
+        if (requestWrites(method, route.config)) writeRoutes.add(`${method} ${route.url}`);
+      }
     }
     const hook = async (request: FastifyRequest) => {
       const principal = await authenticate(authenticator, mode, request);
@@ -180,7 +195,9 @@ export function installAuth(app: FastifyInstance, authenticator: Authenticator):
   return (role) => {
     let allowed = byRole.get(role);
     if (allowed === undefined) {
-      allowed = [...sessionRoutes].filter((entry) => roleAllows(role, entry.slice(0, entry.indexOf(' ')), entry.slice(entry.indexOf(' ') + 1))).sort();
+      allowed = [...sessionRoutes]
+        .filter((entry) => roleAllows(role, entry.slice(0, entry.indexOf(' ')), entry.slice(entry.indexOf(' ') + 1), writeRoutes.has(entry)))
+        .sort();
       byRole.set(role, allowed);
     }
     return allowed;

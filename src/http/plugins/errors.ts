@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { DomainError, domainError } from '../../domain/errors.ts';
 import { describeValidationError } from '../../api/checks.ts';
+import { UnreadableStoredJson } from '../../lib/unreadable-rows.ts';
 
 // Every failure leaves in the vendor's error body (DECISIONS 1): domain errors, schema violations,
 // framework errors (bad JSON, oversized or unsupported bodies), unknown routes and wrong methods. A 5xx
@@ -35,8 +36,15 @@ export function sendError(reply: FastifyReply, error: DomainError): FastifyReply
   return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error, reply.request.id));
 }
 
-function toDomainError(error: FastifyError): DomainError | null {
+function toDomainError(error: FastifyError, requestId: string): DomainError | null {
   if (error instanceof DomainError) return error;
+  // A list leaves such a row out (src/lib/unreadable-rows.ts); an answer about the object itself cannot.
+  if (error instanceof UnreadableStoredJson) {
+    return domainError('internal_error', {
+      message: 'Stored data cannot be read',
+      details: `A stored value this request needs is not valid JSON: the database holds damaged data. Quote request id ${requestId}`,
+    });
+  }
   if (error.validation) {
     const part = error.validationContext ?? 'body';
     const details = describeValidationError(error.validation as never, part);
@@ -79,7 +87,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const mapped = toDomainError(error);
+    const mapped = toDomainError(error, request.id);
     if (mapped) {
       if (mapped.status >= 500) request.log.error({ err: error }, 'request failed');
       return sendError(reply, mapped);

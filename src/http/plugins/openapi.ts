@@ -1,8 +1,9 @@
-import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { NAMED_SCHEMAS } from '../../api/components.ts';
+import { PrecompressedBody } from './compression.ts';
 import { exampleOf } from './openapi-examples.ts';
 import { lenientBodyKind } from './request-leniency.ts';
 
@@ -64,7 +65,9 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
                   : [];
       // Cockpit routes are public to the key check (auth: 'public'); the link's token is checked by the routes.
       const keyless = route.config?.auth === 'public' && !url.startsWith('/cockpit/v1');
-      const withSecurity = keyless || area.length === 0 ? schema : { ...schema, security: area };
+      const secured = keyless || area.length === 0 ? schema : { ...schema, security: area };
+      // A GET that writes says so (src/http/plugins/auth.ts `writes`): a console session sends its CSRF token.
+      const withSecurity = route.config?.writes === true ? { ...secured, 'x-punchcard-writes': true } : secured;
       return { schema: withComponentRefs(withSecurity, components), url };
     },
     // The generator marks every request body required; where an operation requires no members, the
@@ -85,6 +88,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
             if (Number(status) >= 400 && isErrorResponse(response)) (operation.responses as Record<string, unknown>)[status] = { $ref: '#/components/responses/Error' };
           }
           addExamples(operation, components, examples);
+          shortenSummary(operation);
         }
       }
       openapiObject.components.examples = sortedByName(examples) as Record<string, object>;
@@ -92,27 +96,28 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
     },
   });
 
-  // Built once: the document only changes with the code.
-  let document: string | null = null;
-  const openapiJson = () => (document ??= JSON.stringify(app.swagger()));
-  app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
+  // Built and compressed once: the document only changes with the code.
+  const openapiJson = new PrecompressedBody(() => JSON.stringify(app.swagger()));
+  const docs = new PrecompressedBody(async () => docsPage(JSON.parse((await openapiJson.plain()).toString('utf8')) as OpenApiDocument));
+  const initScript = new PrecompressedBody(() => INIT_SCRIPT);
+  const redocBundle = new PrecompressedBody(async () => withoutRemoteLogo(await readFile(REDOC_BUNDLE, 'utf8')));
+  // The plugin leaves these alone: they send their kept compressed bytes.
+  const route = () => ({ schema: { hide: true }, config: { auth: 'public' as const }, compress: false as const });
+  app.get('/openapi.json', route(), async (request, reply) => {
     reply.type('application/json; charset=utf-8').header('Cache-Control', 'public, max-age=300');
-    return openapiJson();
+    return openapiJson.send(request, reply);
   });
-
-  let page: string | null = null;
-  app.get('/docs', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
-    page ??= docsPage(JSON.parse(openapiJson()) as OpenApiDocument);
+  app.get('/docs', route(), async (request, reply) => {
     reply.type('text/html; charset=utf-8').header('Content-Security-Policy', DOCS_POLICY);
-    return page;
+    return docs.send(request, reply);
   });
-  app.get(INIT_PATH, { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
+  app.get(INIT_PATH, route(), async (request, reply) => {
     reply.type('text/javascript; charset=utf-8');
-    return INIT_SCRIPT;
+    return initScript.send(request, reply);
   });
-  app.get(REDOC_PATH, { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
+  app.get(REDOC_PATH, route(), async (request, reply) => {
     reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=86400');
-    return createReadStream(REDOC_BUNDLE);
+    return redocBundle.send(request, reply);
   });
 }
 
@@ -198,6 +203,9 @@ function withComponentRefs<T extends { body?: unknown; response?: unknown }>(sch
 }
 
 interface DocumentOperation {
+  operationId?: string;
+  summary?: string;
+  description?: string;
   parameters?: Array<{ in?: string; name?: string; schema?: unknown; example?: unknown }>;
   requestBody?: { required?: boolean; description?: string; content?: Record<string, { schema?: unknown }> };
   responses?: Record<string, unknown>;
@@ -215,6 +223,39 @@ function isErrorResponse(response: unknown): boolean {
 function resolved(schema: unknown, components: Record<string, unknown>): unknown {
   const ref = (schema as { $ref?: unknown } | undefined)?.$ref;
   return typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? components[ref.slice('#/components/schemas/'.length)] : schema;
+}
+
+// ---- summaries ----
+
+/**
+ * The longest summary: Redoc's sidebar and the summary list of /docs show each operation's summary on a
+ * line or two, which a reader scans. A route's summary may say more (what is refused, which async action
+ * it starts); the document then keeps its first clause as the summary and the whole text as the first
+ * paragraph of the description.
+ */
+export const SUMMARY_MAX_CHARS = 70;
+
+function shortenSummary(operation: DocumentOperation): void {
+  const full = operation.summary;
+  if (full === undefined || full.length <= SUMMARY_MAX_CHARS) return;
+  const head = firstClause(full);
+  if (head === null) throw new Error(`${operation.operationId ?? 'an operation'}: summary longer than ${SUMMARY_MAX_CHARS} characters without a first clause that fits: "${full}"`);
+  // Old-style operations keep the word in the sidebar.
+  const legacy = /\(legacy\b/.test(full) && !head.includes('legacy') && head.length + ' (legacy)'.length <= SUMMARY_MAX_CHARS;
+  operation.summary = legacy ? `${head} (legacy)` : head;
+  operation.description = operation.description === undefined ? `${full}.` : `${full}.\n\n${operation.description}`;
+}
+
+/** The text up to the first clause break (`; `, ` (`, `: `, ` — `, `, `) that leaves a summary of a few words that fits. */
+function firstClause(text: string): string | null {
+  for (const match of text.matchAll(/; | \(|: | — |, /g)) {
+    const head = text.slice(0, match.index);
+    // "Punchcard extension: …" marks operations the vendor does not have; the clause is what follows.
+    if (head === 'Punchcard extension') continue;
+    if (head.length >= 12 && head.length <= SUMMARY_MAX_CHARS) return head;
+    if (head.length > SUMMARY_MAX_CHARS) return null;
+  }
+  return null;
 }
 
 // ---- examples ----
@@ -268,10 +309,19 @@ function sortedByName(components: Record<string, unknown>): Record<string, unkno
 // it when ready.
 const REDOC_BUNDLE = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
 const REDOC_PATH = '/docs/redoc.standalone.js';
+
+// Redoc's sidebar footer shows a logo from Redocly's CDN, which the page's policy blocks (a console error
+// on every visit) and no option turns off. The bundle is served with that address replaced by an empty
+// image, which Redoc's own error handling then hides: no request leaves, nothing is blocked. The link
+// text "API docs by Redocly" stays.
+const REDOC_REMOTE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+
+export function withoutRemoteLogo(bundle: string): string {
+  return bundle.replaceAll(REDOC_REMOTE_LOGO, 'data:,');
+}
 const INIT_PATH = '/docs/reference.js';
 
-// The page and Redoc load nothing from elsewhere; Redoc's footer logo, which it links from its CDN, is
-// blocked by this policy (Redoc then hides it). Redoc styles with inline styles and searches in a worker.
+// The page and Redoc load nothing from elsewhere. Redoc styles with inline styles and searches in a worker.
 const DOCS_POLICY = [
   "default-src 'self'",
   "script-src 'self' blob:",
@@ -336,6 +386,7 @@ function docsPage(doc: OpenApiDocument): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(doc.info.title)} reference</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" type="image/svg+xml" href="/favicon.svg">
 <style>
 body{margin:0;font:15px/1.5 system-ui,sans-serif;color:#1d2330}
 #summary{max-width:1100px;margin:0 auto;padding:24px}

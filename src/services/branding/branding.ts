@@ -4,7 +4,8 @@ import { fromJson, toJson } from '../../store/json.ts';
 import { findProject, lockProjectRow } from '../../store/projects.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
 import type { Executor } from '../../store/db.ts';
-import { inTransaction, type Deps } from '../context.ts';
+import { inTransaction, listing, type Deps } from '../context.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // The project's branding (vendor management API `…/branding`): one per project (a second answers 409
 // `branding_exist`, as the vendor does). The customer cockpit shows the name, contact, address and
@@ -144,7 +145,7 @@ export async function createBranding(deps: Deps, projectId: string, input: Brand
 export async function listBrandings(deps: Deps, projectId: string) {
   await liveProject(deps.db, projectId);
   const row = await findProjectBranding(deps.db, projectId);
-  const data = row ? [brandingObject(row)] : [];
+  const data = await readableRows(listing(deps, { projectId }, 'branding'), row ? [row] : [], (some) => some.map(brandingObject));
   return { object: 'list' as const, data_ref: 'data' as const, data, total: data.length };
 }
 

@@ -14,7 +14,6 @@ import { checkFormula } from '../../domain/formulas/check.ts';
 import { insertBinEntry } from '../../store/bin.ts';
 import * as store from '../../store/campaigns.ts';
 import type { CampaignState } from '../../store/campaigns.ts';
-import { findCategory, findCategoryByName } from '../../store/categories.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
 import { enqueueJob, insertFinishedJob } from '../../store/jobs.ts';
@@ -24,7 +23,8 @@ import type { CampaignType, VouchersTable } from '../../store/schema.ts';
 import type { Updateable } from 'kysely';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
 import { codeKey, findLiveVoucherById, insertVouchersSkippingTakenCodes, updateUnusedVouchers } from '../../store/vouchers.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { categoryIdOf } from '../catalog/categories.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
 import { renderVouchers, type VoucherObject } from '../vouchers/render.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { checkDuration, checkValidity, inferCampaignType, templateOf, voucherTemplateFor, type VoucherTemplate } from './campaign-input.ts';
@@ -32,6 +32,7 @@ import { renderCampaign, renderCampaigns, type CampaignObject } from './render.t
 import { checkReferralProgram } from '../referrals/referral-program.ts';
 import { createTiersInTransaction } from '../promotions/tiers.ts';
 import { generateVouchers, SYNC_GENERATION_LIMIT, voucherRow, type VoucherOverrides } from './voucher-generation.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Campaigns of every type: create (with code generation), read by id or name, list, update, delete (as
 // an async action), enable/disable, and adding vouchers. Loyalty endpoints reuse these with the type
@@ -49,25 +50,6 @@ export interface GenerateJobPayload {
 export interface DeleteJobPayload {
   campaign_id: string;
   force: boolean;
-}
-
-async function resolveCategoryId(
-  tx: Executor,
-  projectId: string,
-  input: { category?: string | null | undefined; category_id?: string | null | undefined },
-): Promise<string | null | undefined> {
-  if (input.category_id !== undefined && input.category_id !== null) {
-    const found = await findCategory(tx, projectId, input.category_id);
-    if (!found) throw errors.notFound('category', input.category_id);
-    return found.id;
-  }
-  if (input.category !== undefined && input.category !== null) {
-    const found = await findCategoryByName(tx, projectId, input.category);
-    if (!found) throw errors.notFound('category', input.category);
-    return found.id;
-  }
-  if (input.category_id === null || input.category === null) return null;
-  return undefined;
 }
 
 function campaignEvent(deps: Deps, actor: Actor, type: string, campaign: CampaignObject, extra: Record<string, unknown> = {}) {
@@ -132,7 +114,7 @@ export async function createCampaignIn(tx: Tx, deps: Deps, actor: Actor, input: 
   const projectCharset = fromJson<{ charset?: string | null } | null>(project?.default_code_config, null)?.charset ?? null;
   const template = voucherTemplateFor(campaignType, input.voucher, projectCharset);
   if (campaignType === 'REFERRAL_PROGRAM') await checkReferralProgram(tx, actor.projectId, input.referral_program);
-  const categoryId = (await resolveCategoryId(tx, actor.projectId, input)) ?? null;
+  const categoryId = (await categoryIdOf(tx, deps, actor, input)) ?? null;
   await assertMetadata(tx, actor.projectId, 'campaign', input.metadata);
   const async = count > SYNC_GENERATION_LIMIT;
   const id = deps.ids.next('camp');
@@ -225,7 +207,7 @@ export async function listCampaigns(deps: Deps, actor: Actor, query: ListCampaig
     ...(query.campaign_status ? { status: query.campaign_status } : {}),
     ...(query.is_referral_code !== undefined ? { isReferralCode: query.is_referral_code } : {}),
   });
-  return { object: 'list', data_ref: 'campaigns', campaigns: await renderCampaigns(deps.db, actor.projectId, rows), total };
+  return { object: 'list', data_ref: 'campaigns', campaigns: await readableRows(listing(deps, actor, 'campaign'), rows, (some) => renderCampaigns(deps.db, actor.projectId, some)), total };
 }
 
 const STATE_OPERATORS: Record<'active' | 'status', Record<string, CampaignState>> = {
@@ -353,7 +335,7 @@ export async function updateCampaign(
       const problem = tiersExpirationProblem(input.loyalty_tiers_expiration);
       if (problem) throw errors.invalidPayload(problem);
     }
-    const categoryId = await resolveCategoryId(tx, actor.projectId, input);
+    const categoryId = await categoryIdOf(tx, deps, actor, input);
     let metadata = input.metadata !== undefined ? (input.metadata ?? {}) : fromJson<Record<string, unknown>>(row.metadata, {});
     if (input.unset_metadata_fields) {
       metadata = Object.fromEntries(Object.entries(metadata).filter(([k]) => !input.unset_metadata_fields?.includes(k)));
@@ -477,7 +459,7 @@ async function renderOne(tx: Executor, deps: Deps, actor: Actor, voucherId: stri
 export async function addVoucher(deps: Deps, actor: Actor, idOrName: string, code: string | undefined, input: AddVouchersInput): Promise<VoucherObject> {
   return inTransaction(deps, async (tx) => {
     const { row, template } = await codeBearingCampaign(tx, actor, idOrName);
-    const categoryId = await resolveCategoryId(tx, actor.projectId, input);
+    const categoryId = await categoryIdOf(tx, deps, actor, input);
     const source = { projectId: actor.projectId, campaignId: row.id, campaignCategoryId: row.category_id, template, overrides: overridesOf(input, categoryId) };
     await assertMetadata(tx, actor.projectId, 'voucher', source.overrides.metadata);
     let voucherId: string;
@@ -518,7 +500,7 @@ export async function addVouchers(deps: Deps, actor: Actor, idOrName: string, co
   if (input.code !== undefined) throw errors.invalidPayload('Property .code can only be given with vouchers_count=1');
   return inTransaction(deps, async (tx) => {
     const { row, template } = await codeBearingCampaign(tx, actor, idOrName);
-    const categoryId = await resolveCategoryId(tx, actor.projectId, input);
+    const categoryId = await categoryIdOf(tx, deps, actor, input);
     const overrides = overridesOf(input, categoryId);
     await assertMetadata(tx, actor.projectId, 'voucher', overrides.metadata);
     const jobId = deps.ids.next('aa');

@@ -5,6 +5,7 @@ import type {
   CatalogListInput,
   CreateProductInput,
   CreateSkuInput,
+  ProductListInput,
   UpdateProductInput,
   UpdateSkuInput,
 } from '../../api/products.ts';
@@ -16,8 +17,9 @@ import * as store from '../../store/products.ts';
 import type { CatalogPage, ProductObject, ProductRow, ProductWithSkus, SkuObject, SkuRow } from '../../store/products.ts';
 import type { ProductsTable, SkusTable } from '../../store/schema.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 /** How many SKUs a product shows inline (GET product, product list); the SKU list pages through all. */
 export const EMBEDDED_SKUS = 100;
@@ -185,16 +187,18 @@ export async function getProduct(deps: Deps, projectId: string, idOrSourceId: st
 export async function listProducts(
   deps: Deps,
   projectId: string,
-  input: CatalogListInput,
+  input: ProductListInput,
 ): Promise<{ products: ProductWithSkus[]; total: number }> {
-  const { rows, total } = await store.listLiveProducts(deps.db, catalogPage(projectId, input));
+  const page = { ...catalogPage(projectId, input), ...(input.name !== undefined ? { nameContains: input.name } : {}) };
+  const { rows, total } = await store.listLiveProducts(deps.db, page);
   const skus = await store.firstLiveSkusOf(
     deps.db,
     projectId,
     rows.map((r) => r.id),
     EMBEDDED_SKUS,
   );
-  return { products: rows.map((row) => store.toProductWithSkus(row, skus.get(row.id))), total };
+  const products = await readableRows(listing(deps, { projectId }, 'product'), rows, (some) => some.map((row) => store.toProductWithSkus(row, skus.get(row.id))));
+  return { products, total };
 }
 
 /** PUT /v1/products/{id}: only the members sent change. */
@@ -344,7 +348,7 @@ export async function listSkus(
   const product = await store.findLiveProduct(deps.db, projectId, productIdOrSourceId);
   if (!product) throw errors.notFound('product', productIdOrSourceId);
   const { rows, total } = await store.listLiveSkus(deps.db, product.id, catalogPage(projectId, input));
-  return { skus: rows.map(store.toSkuObject), total };
+  return { skus: await readableRows(listing(deps, { projectId }, 'sku'), rows, (some) => some.map(store.toSkuObject)), total };
 }
 
 /** PUT /v1/products/{id}/skus/{skuId}: only the members sent change. */

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { bumpCockpitGeneration, cockpitGenerations, findCockpitKey, insertCockpitKeyIfAbsent } from '../../store/cockpit.ts';
+import { bumpCockpitGeneration, cockpitGenerations, findCockpitKey, findLiveProjectCockpitKey, insertCockpitKeyIfAbsent } from '../../store/cockpit.ts';
 import type { Executor } from '../../store/db.ts';
 import type { Deps } from '../context.ts';
 
@@ -10,7 +10,12 @@ import type { Deps } from '../context.ts';
 // - nothing that opens a cockpit is stored: the link is derived again whenever a customer object is
 //   answered, and checked by deriving it again (no table of links to leak or to look up by);
 // - rotating counts the customer's generation up, so every earlier link stops working;
-// - a customer who is deleted (or permanently deleted) has no cockpit: the check needs a live customer;
+// - it expires: it carries the day it stops working (signed with the rest), at least
+//   PUNCHCARD_COCKPIT_LINK_DAYS after it was handed out. The day is counted from the start of the current
+//   UTC day, so every answer of one day hands out the same link;
+// - a customer who is deleted (or permanently deleted), or whose project is deleted, has no cockpit: the
+//   check reads the project's key only for a live project and needs a live customer, both from the
+//   database on every request, so a deletion by any process takes effect at once;
 // - the token travels in the URL's fragment (`#token=`), which browsers never send to a server, so it
 //   stays out of access logs, proxies and Referer headers; the page hands it to the cockpit API in a header.
 
@@ -47,13 +52,21 @@ async function projectKey(deps: Pick<Deps, 'pepper' | 'clock'>, db: Executor, pr
   return keyOf(deps, made);
 }
 
-function mac(key: Buffer, holder: CockpitHolder, generation: number): string {
-  return createHmac('sha256', key).update(`cockpit:${holder.projectId}:${holder.customerId}:${generation}`).digest('base64url');
+const DAY_MS = 24 * 3600 * 1000;
+
+/** The UTC day (days since 1970-01-01) a link handed out now stops working on. */
+function expiryDay(deps: Pick<Deps, 'clock' | 'config'>): number {
+  return Math.floor(deps.clock.now().getTime() / DAY_MS) + 1 + deps.config.cockpitLinkDays;
 }
 
-function tokenOf(key: Buffer, holder: CockpitHolder, generation: number): string {
+function mac(key: Buffer, holder: CockpitHolder, generation: number, expiresOnDay: number): string {
+  return createHmac('sha256', key).update(`cockpit:${holder.projectId}:${holder.customerId}:${generation}:${expiresOnDay}`).digest('base64url');
+}
+
+/** `<project:customer, base64url>.<expiry day, base 36>.<HMAC>` */
+function tokenOf(key: Buffer, holder: CockpitHolder, generation: number, expiresOnDay: number): string {
   const payload = Buffer.from(`${holder.projectId}:${holder.customerId}`, 'utf8').toString('base64url');
-  return `${payload}.${mac(key, holder, generation)}`;
+  return `${payload}.${expiresOnDay.toString(36)}.${mac(key, holder, generation, expiresOnDay)}`;
 }
 
 function assetsOf(deps: Pick<Deps, 'config'>, token: string): CockpitAssets {
@@ -72,7 +85,8 @@ export async function cockpitAssets(
   if (customerIds.length === 0) return out;
   const key = await projectKey(deps, db, projectId);
   const generations = await cockpitGenerations(db, projectId, customerIds);
-  for (const customerId of customerIds) out.set(customerId, assetsOf(deps, tokenOf(key, { projectId, customerId }, generations.get(customerId) ?? 0)));
+  const expires = expiryDay(deps);
+  for (const customerId of customerIds) out.set(customerId, assetsOf(deps, tokenOf(key, { projectId, customerId }, generations.get(customerId) ?? 0, expires)));
   return out;
 }
 
@@ -83,7 +97,7 @@ export async function cockpitAssetsAt(
   holder: CockpitHolder,
   generation: number,
 ): Promise<CockpitAssets> {
-  return assetsOf(deps, tokenOf(await projectKey(deps, db, holder.projectId), holder, generation));
+  return assetsOf(deps, tokenOf(await projectKey(deps, db, holder.projectId), holder, generation, expiryDay(deps)));
 }
 
 /** Retires the customer's links (cockpitAssets then answers the new ones). The caller has checked the customer is live. */
@@ -92,26 +106,29 @@ export async function rotateCockpitLinks(deps: Pick<Deps, 'clock'>, db: Executor
 }
 
 const PAYLOAD = /^[A-Za-z0-9_-]{1,400}$/;
+const EXPIRY = /^[0-9a-z]{1,8}$/;
 const MAC = /^[A-Za-z0-9_-]{43}$/;
 
 /**
- * The project and customer a token opens, or null for anything else: malformed, tampered, retired by a
- * rotation, or naming a project or customer that does not exist — all alike, so an answer never tells
- * whether an id exists. Whether the customer is still live is the caller's next check.
+ * The project and customer a token opens, or null for anything else: malformed, tampered, expired, retired
+ * by a rotation, or naming a project or customer that does not exist or a deleted project — all alike, so
+ * an answer never tells whether an id exists. Whether the customer is still live is the caller's next check.
  */
 export async function readCockpitToken(deps: Pick<Deps, 'pepper' | 'clock'>, db: Executor, token: string): Promise<CockpitHolder | null> {
-  const [payload, given, extra] = token.split('.');
-  if (!payload || !given || extra !== undefined || !PAYLOAD.test(payload) || !MAC.test(given)) return null;
+  const [payload, expiry, given, extra] = token.split('.');
+  if (!payload || !expiry || !given || extra !== undefined || !PAYLOAD.test(payload) || !EXPIRY.test(expiry) || !MAC.test(given)) return null;
   const decoded = Buffer.from(payload, 'base64url').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon <= 0 || colon === decoded.length - 1) return null;
   const holder = { projectId: decoded.slice(0, colon), customerId: decoded.slice(colon + 1) };
-  // Only an existing project has a key; an unknown one is checked against a throwaway key, so it fails
-  // in the same way and about the same time as a wrong signature.
-  const secret = await findCockpitKey(db, holder.projectId);
-  const key = secret === undefined ? randomBytes(32) : await projectKey(deps, db, holder.projectId);
+  const expiresOnDay = Number.parseInt(expiry, 36);
+  // Only a live project has a key to check against; any other is checked against a throwaway key, so it
+  // fails in the same way and about the same time as a wrong signature.
+  const secret = await findLiveProjectCockpitKey(db, holder.projectId);
+  const key = secret === undefined ? randomBytes(32) : keyOf(deps, secret);
   const generation = (await cockpitGenerations(db, holder.projectId, [holder.customerId])).get(holder.customerId) ?? 0;
-  const expected = Buffer.from(mac(key, holder, generation));
+  const expected = Buffer.from(mac(key, holder, generation, expiresOnDay));
   const actual = Buffer.from(given);
-  return expected.length === actual.length && timingSafeEqual(expected, actual) ? holder : null;
+  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return null;
+  return Math.floor(deps.clock.now().getTime() / DAY_MS) < expiresOnDay ? holder : null;
 }

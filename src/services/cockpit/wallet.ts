@@ -10,11 +10,12 @@ import { projectBranding, type BrandingObject } from '../branding/branding.ts';
 import { customerConsents, listConsents, updateCustomerConsents } from '../consents/consents.ts';
 import type { Actor, Deps } from '../context.ts';
 import { listCustomerRedeemables } from '../customers/redeemables.ts';
-import { cardTransactions } from '../loyalty/history.ts';
 import { listMemberRewards, redeemReward } from '../loyalty/reward-redemption.ts';
 import { projectDay } from '../loyalty/cards.ts';
 import { listMemberTiers, listTiers, metricOf } from '../loyalty/tiers.ts';
+import { cardHistory } from './history.ts';
 import type { CockpitHolder } from './links.ts';
+import { couponTerms } from './coupon-terms.ts';
 
 // What the customer cockpit shows and does, for the one customer its link opens. Every read and change
 // goes through the services the public API uses (customer redeemables, member rewards and redemption,
@@ -82,7 +83,7 @@ async function brand(deps: Deps, projectId: string): Promise<CockpitBrand & { cu
 
 type Voucher = CustomerRedeemableOut['redeemable']['voucher'];
 
-type Window = Pick<CampaignRow, 'start_date' | 'expiration_date'>;
+type Window = Pick<CampaignRow, 'start_date' | 'expiration_date' | 'validity_timeframe' | 'validity_day_of_week' | 'validity_hours'>;
 
 /** A code as the page shows it; a voucher without dates of its own is valid as long as its campaign. */
 const pick = (voucher: Voucher, campaign: Window | undefined) => ({
@@ -118,18 +119,19 @@ async function loyaltyCardOf(deps: Deps, actor: Actor, item: CustomerRedeemableO
   const card = (voucher.loyalty_card ?? {}) as Record<string, unknown>;
   const num = (key: string) => (typeof card[key] === 'number' ? (card[key] as number) : 0);
   const balance = num('balance');
+  const row = await findLiveVoucher(deps.db, actor.projectId, voucher.code);
+  if (!row) throw errors.notFound('loyalty_card', voucher.code);
   const [tiers, held, rewards, history] = await Promise.all([
     item.campaign_id ? listTiers(deps, actor, item.campaign_id, { limit: 100, order: 'created_at' }) : null,
     listMemberTiers(deps, actor, voucher.code),
     listMemberRewards(deps, actor, voucher.code, { limit: 100 }),
-    cardTransactions(deps, actor, null, voucher.code, { limit: 20 }),
+    cardHistory(deps, actor, row, undefined),
   ]);
   const tier = held.data[0] ?? null;
   // The points the program's tier policy counts (the balance, or the points collected this period), and
   // the next tier up: the lowest one above both those points and the tier held.
-  const row = await findLiveVoucher(deps.db, actor.projectId, voucher.code);
   const program = item.campaign_id ? await findLiveCampaignById(deps.db, actor.projectId, item.campaign_id) : undefined;
-  const metric = row && program ? await metricOf(deps.db, actor, row, program, await projectDay(deps.db, deps, actor.projectId)) : balance;
+  const metric = program ? await metricOf(deps.db, actor, row, program, await projectDay(deps.db, deps, actor.projectId)) : balance;
   const next = (tiers?.data ?? [])
     .filter((t) => t.points.from > metric && (!tier || t.points.from > tier.points.from))
     .sort((a, b) => a.points.from - b.points.from)[0];
@@ -158,19 +160,8 @@ async function loyaltyCardOf(deps: Deps, actor: Actor, item: CustomerRedeemableO
         stock_left: r.reward.stock,
       };
     }),
-    transactions: history.data.map((t) => ({
-      id: t.id,
-      type: t.type,
-      reason: t.reason,
-      points: pointsOf(t.details),
-      created_at: t.created_at,
-    })),
+    history,
   };
-}
-
-function pointsOf(details: Record<string, unknown>): number | null {
-  const balance = details.balance as { points?: unknown } | undefined;
-  return typeof balance?.points === 'number' ? balance.points : null;
 }
 
 /** `GET /cockpit/v1/wallet`: the customer's cards, rewards, vouchers, gift cards and referral codes. */
@@ -183,9 +174,15 @@ export async function wallet(deps: Deps, actor: Actor, customerId: string) {
   const campaigns = await campaignsOf(deps, actor.projectId, held);
   const campaignOf = (h: CustomerRedeemableOut) => (h.campaign_id ? campaigns.get(h.campaign_id) : undefined);
   const loyalty = await Promise.all(owned.filter((h) => h.voucher_type === 'LOYALTY_CARD').map((h) => loyaltyCardOf(deps, actor, h, campaignOf(h))));
-  const vouchers = owned
-    .filter((h) => h.voucher_type === 'DISCOUNT_VOUCHER')
-    .map((h) => ({ ...pick(h.redeemable.voucher, campaignOf(h)), discount: h.redeemable.voucher.discount ?? null, status: h.redeemable.status }));
+  const vouchers = await Promise.all(
+    owned
+      .filter((h) => h.voucher_type === 'DISCOUNT_VOUCHER')
+      .map(async (h) => {
+        const shown = pick(h.redeemable.voucher, campaignOf(h));
+        const terms = await couponTerms(deps, actor, h, campaignOf(h));
+        return { ...shown, ...terms, discount: h.redeemable.voucher.discount ?? null, status: h.redeemable.status };
+      }),
+  );
   const giftCards = owned
     .filter((h) => h.voucher_type === 'GIFT_VOUCHER')
     .map((h) => {
@@ -234,15 +231,9 @@ export async function redeemOwnReward(deps: Deps, actor: Actor, customerId: stri
   return { id: record.id, result: record.result, reward: record.reward ?? null, date: record.date };
 }
 
-/** `GET /cockpit/v1/cards/{code}/transactions`: the next page of the card's history. */
+/** `GET /cockpit/v1/cards/{code}/transactions`: the next page of the card's history (src/services/cockpit/history.ts). */
 export async function ownCardTransactions(deps: Deps, actor: Actor, customerId: string, code: string, startingAfterId: string | undefined) {
-  const card = await ownCard(deps, actor, customerId, code);
-  const page = await cardTransactions(deps, actor, null, card.code, { limit: 20, ...(startingAfterId ? { starting_after_id: startingAfterId } : {}) });
-  return {
-    data: page.data.map((t) => ({ id: t.id, type: t.type, reason: t.reason, points: pointsOf(t.details), created_at: t.created_at })),
-    has_more: page.has_more,
-    more_starting_after: page.more_starting_after ?? null,
-  };
+  return cardHistory(deps, actor, await ownCard(deps, actor, customerId, code), startingAfterId);
 }
 
 /** `GET /cockpit/v1/preferences`: the project's consents and groups, and the customer's answers. */

@@ -16,7 +16,8 @@ import type { Executor } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import { findProject, lockProjectRow } from '../../store/projects.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Consents: the marketing permissions a project asks its customers for (consent groups show several
 // together), and each customer's answer. The vendor's API lists them (`GET /v1/consents`, client side too)
@@ -205,7 +206,7 @@ export async function deleteConsentGroup(deps: Deps, actor: ManagementActor, pro
 
 export async function listProjectConsentGroups(deps: Deps, projectId: string) {
   await requireProject(deps.db, projectId);
-  const data = (await store.listConsentGroups(deps.db, projectId, MAX_GROUPS_PER_PROJECT)).map(toGroup);
+  const data = await readableRows(listing(deps, { projectId }, 'consent_group'), await store.listConsentGroups(deps.db, projectId, MAX_GROUPS_PER_PROJECT), (some) => some.map(toGroup));
   return { object: 'list' as const, total: data.length, data_ref: 'data' as const, data };
 }
 
@@ -217,8 +218,9 @@ export async function listConsents(deps: Deps, actor: Actor): Promise<ConsentsLi
     store.listConsentGroups(deps.db, actor.projectId, MAX_GROUPS_PER_PROJECT),
     store.listConsents(deps.db, actor.projectId, MAX_CONSENTS_PER_PROJECT),
   ]);
+  const readableGroups = await readableRows(listing(deps, actor, 'consent_group'), groups, (some) => some.map(toGroup));
   return {
-    groups: { object: 'list', total: groups.length, data_ref: 'data', data: groups.map(toGroup) },
+    groups: { object: 'list', total: readableGroups.length, data_ref: 'data', data: readableGroups },
     consents: { object: 'list', total: consents.length, data_ref: 'data', data: consents.map(toConsent) },
   };
 }

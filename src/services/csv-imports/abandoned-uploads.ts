@@ -1,5 +1,6 @@
-import { abandonedUploads, discardUpload } from '../../store/csv-imports.ts';
-import { inTransaction, type Deps } from '../context.ts';
+import { abandonedUploads } from '../../store/csv-imports.ts';
+import type { Deps } from '../context.ts';
+import { discardUpload } from './staged-rows.ts';
 
 // Uploads whose process died while receiving them (./upload.ts marks an upload until it is enqueued or
 // discarded): the worker's hourly purge drops them with their staged rows.
@@ -13,7 +14,7 @@ export async function purgeAbandonedUploads(deps: Deps): Promise<number> {
   let purged = 0;
   for (;;) {
     const uploads = await abandonedUploads(deps.db, before, 100);
-    for (const upload of uploads) await inTransaction(deps, (tx) => discardUpload(tx, upload.project_id, upload.id));
+    for (const upload of uploads) await discardUpload(deps, upload.project_id, upload.id);
     purged += uploads.length;
     if (uploads.length < 100) return purged;
   }

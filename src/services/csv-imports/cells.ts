@@ -16,6 +16,20 @@ export function numberCell(text: string): number | string {
   return NUMBER.test(trimmed) ? Number(trimmed) : text;
 }
 
+/**
+ * An amount of money: a whole number in the smallest currency unit, as everywhere in the API (`1050` for
+ * 10.50). A number with a fractional part is refused rather than read either way: our exports write the
+ * voucher value with two decimals, and `10.00` read as cents would be a discount a hundred times smaller.
+ * Text that is no number is passed on for the schema to refuse.
+ */
+export function moneyCell(text: string, column: string): number | string {
+  const value = numberCell(text);
+  if (typeof value === 'number' && !Number.isInteger(value)) {
+    throw new RowProblem(`Column ${column}: '${text.trim()}' is not a whole number: amounts are in the smallest currency unit (1050 for 10.50)`);
+  }
+  return value;
+}
+
 /** `true`/`false` in any case; anything else is a problem named after the column. */
 export function booleanCell(text: string, column: string): boolean {
   const value = text.trim().toLowerCase();
@@ -32,18 +46,39 @@ export function listCell(text: string): string[] {
     .filter((item) => item !== '');
 }
 
-const SHORT_DATE_TIME = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2}(?:\.\d{1,9})?))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+const SHORT_DATE_TIME = /^((\d{4})-(\d{2})-(\d{2}))(?:[T ](\d{2})(?::(\d{2})(?::(\d{2})(\.\d{1,9})?)?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/** Whether the fields name a real day and time: Date would roll `02-30` over to March, `24:00` to the next day. */
+function realDateTime(year: number, month: number, day: number, hours: number, minutes: number, seconds: number): boolean {
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hours < 24 && minutes < 60 && seconds < 60;
+}
 
 /**
  * The ISO 8601 forms the vendor accepts in import files (`2022-03-11`, `2022-03-11T09`,
- * `2022-03-11T09:00`, … `2022-03-11T09:00:00.000Z`) as a full date-time; a time without a zone is UTC.
- * Anything else is left as written for the schema to refuse.
+ * `2022-03-11T09:00`, `2022-03-11T09:00:00`, `2022-03-11T09:00:00Z`, `2022-03-11T09:00:00.000Z`; a zone
+ * offset too) as the full UTC timestamp they stand for (`2022-03-11T09:00:00.000Z`); a time without a
+ * zone is UTC. Anything else, an impossible day included, is left as written for the schema or the
+ * metadata check to refuse.
  */
 export function dateTimeCell(text: string): string {
   const match = SHORT_DATE_TIME.exec(text.trim());
   if (!match) return text;
-  const [, date, hours = '00', minutes = '00', seconds = '00', zone = 'Z'] = match;
-  return `${date}T${hours}:${minutes}:${seconds}${zone}`;
+  const [, date, year, month, day, hours = '00', minutes = '00', seconds = '00', fraction = '', zone = 'Z'] = match;
+  if (!realDateTime(Number(year), Number(month), Number(day), Number(hours), Number(minutes), Number(seconds))) return text;
+  const written = `${date}T${hours}:${minutes}:${seconds}${fraction.slice(0, 4)}${zone}`;
+  const instant = new Date(written);
+  return Number.isNaN(instant.getTime()) ? text : instant.toISOString();
+}
+
+/**
+ * A calendar date (`YYYY-MM-DD`), also when written in one of the date-time forms above: the date as
+ * written, whatever the time and zone after it (a birthdate is a day, not an instant). Anything else is
+ * left as written for the schema to refuse.
+ */
+export function dateCell(text: string): string {
+  const match = SHORT_DATE_TIME.exec(text.trim());
+  return match?.[1] ?? text.trim();
 }
 
 /**
@@ -78,6 +113,8 @@ function metadataScalar(text: string, type: MetadataPropertyDefinition['type']):
       }
     case 'datetime':
       return dateTimeCell(text);
+    case 'date':
+      return dateCell(text);
     default:
       return text;
   }

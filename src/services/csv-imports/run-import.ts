@@ -12,6 +12,7 @@ import { inSavepoint } from '../../store/savepoints.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
 import { inTransaction, type Actor, type Deps } from '../context.ts';
 import { metadataCell, RowProblem } from './cells.ts';
+import { deleteStagedRowsInSlices } from './staged-rows.ts';
 import { importerFor, planColumns, rowCells, surplusCells, type ColumnPlan, type Importer } from './importers.ts';
 import { CAMPAIGN_VOUCHERS_IMPORT_CSV, VOUCHERS_IMPORT_CSV, type CsvImportKind, type CsvImportPayload } from './kinds.ts';
 
@@ -162,9 +163,9 @@ export async function runCsvImport(
   };
 }
 
-/** Deletes the rows a job that failed for good will never read. */
+/** Deletes the rows a job that failed for good will never read, a slice at a time. */
 export async function dropStagedRows(deps: Deps, job: { id: string; projectId: string }): Promise<void> {
-  await deleteStagedRows(deps.db, job.projectId, job.id, null);
+  await deleteStagedRowsInSlices(deps, job.projectId, job.id);
 }
 
 /**

@@ -8,12 +8,15 @@ import {
   listCustomerActivities,
   type ActivityQuery,
   type ActivitySortKey,
+  toStoredEvent,
+  type EventRow,
   type EventSource,
   type StoredEvent,
 } from '../../store/events.ts';
-import type { Actor, Deps } from '../context.ts';
+import { listing, type Actor, type Deps } from '../context.ts';
 import { queryInstant } from '../../domain/time/query-instant.ts';
 import { expandEventData } from '../events/expand.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Both activity lists (DECISIONS 6) are queries over the event log: events that carry an activity type
 // and the customer's id. The seed's `/activities` answers a total; the vendor's newer `/activity` answers
@@ -38,6 +41,11 @@ async function toActivities(deps: Deps, actor: Actor, events: readonly StoredEve
     created_at: event.createdAt,
     group_id: event.groupId,
   }));
+}
+
+/** The activities of the rows a page read, leaving out those whose stored JSON does not parse. */
+function readableActivities(deps: Deps, actor: Actor, rows: readonly EventRow[]): Promise<CustomerActivity[]> {
+  return readableRows(listing(deps, actor, 'customer_activity'), rows, (some) => toActivities(deps, actor, some.map(toStoredEvent)));
 }
 
 type OrderName = NonNullable<ListActivitiesInput['order']>;
@@ -124,7 +132,7 @@ export async function listActivities(deps: Deps, actor: Actor, customerId: strin
   if (input.product_id !== undefined) query.productId = input.product_id;
   await assertWithinWindow(deps, query);
   const result = await listCustomerActivities(deps.db, query, { withTotal: true });
-  return { object: 'list', data_ref: 'data', data: await toActivities(deps, actor, result.events), total: result.total ?? 0 };
+  return { object: 'list', data_ref: 'data', data: await readableActivities(deps, actor, result.rows), total: result.total ?? 0 };
 }
 
 export interface ActivityList {
@@ -142,8 +150,9 @@ export async function listActivity(deps: Deps, actor: Actor, customerId: string,
   if (input.category !== undefined) query.category = input.category;
   await assertWithinWindow(deps, query);
   const result = await listCustomerActivities(deps.db, query, { withTotal: false });
-  const data = await toActivities(deps, actor, result.events);
-  const last = data[data.length - 1];
+  const data = await readableActivities(deps, actor, result.rows);
+  // The next page continues after the last row read, shown or left out.
+  const last = result.rows[result.rows.length - 1];
   return {
     object: 'list',
     data_ref: 'data',

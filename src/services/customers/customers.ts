@@ -10,12 +10,14 @@ import { deleteCustomerConsents } from '../../store/consents.ts';
 import { deleteCockpitLink } from '../../store/cockpit.ts';
 import { toJson } from '../../store/json.ts';
 import * as store from '../../store/customers.ts';
+import { writeNameParts } from '../../store/customer-search.ts';
 import { findProject } from '../../store/projects.ts';
 import type { CustomerFields, CustomerObject, CustomerRow, CustomerSortKey } from '../../store/customers.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { eraseCustomerMemberships, refreshCustomerSegments, removeCustomerFromSegments } from '../segments/membership.ts';
 import { queryInstant } from '../../domain/time/query-instant.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 export type { CustomerObject } from '../../store/customers.ts';
 
@@ -88,6 +90,7 @@ export async function applyCustomerUpdate(
     updated_at: deps.clock.now().toISOString(),
   });
   if (!updated) throw errors.notFound('customer', row.id);
+  if (fields.name !== undefined) await writeNameParts(tx, actor.projectId, row.id, row.name, fields.name);
   const customer = await store.renderCustomer(tx, actor.projectId, updated);
   const record: CustomerChangeRecord = merged
     ? { customer_id: row.id, changes: { ...fields, metadata: merged.metadata }, metadata_merged: true }
@@ -120,6 +123,7 @@ async function insertOrFindWinner(tx: Tx, deps: Deps, actor: Actor, sourceId: st
       deleted_at: null,
     });
     if (row) {
+      await writeNameParts(tx, actor.projectId, row.id, null, row.name);
       // An id made a moment ago is held by no voucher and named by no referral yet: the new customer's
       // object is exactly its row with empty holdings, and rendering it needs no query.
       const customer = store.toCustomerObject(row);
@@ -312,7 +316,7 @@ export async function permanentlyDeleteCustomer(deps: Deps, actor: Actor, custom
     await clearTrackingIdOfErased(tx, 'publications', actor.projectId, row);
     await deleteCustomerConsents(tx, actor.projectId, row.id);
     await deleteCockpitLink(tx, actor.projectId, row.id);
-    await store.eraseCustomer(tx, actor.projectId, row.id);
+    await store.eraseCustomer(tx, actor.projectId, row);
     const record: PermanentDeletion = {
       id: deps.ids.next('del'),
       created_at: deps.clock.now().toISOString(),
@@ -377,6 +381,8 @@ export async function listCustomers(deps: Deps, actor: Actor, query: ListCustome
     email: query.email,
     name: query.name,
     city: query.city,
+    // Blank is no search: a box cleared by the person lists everyone again.
+    search: query.q?.trim() ? query.q : undefined,
     segmentId: query.segment_id,
     createdBefore: instant(query.created_at?.before),
     createdAfter: instant(query.created_at?.after),
@@ -387,7 +393,7 @@ export async function listCustomers(deps: Deps, actor: Actor, query: ListCustome
   return {
     object: 'list',
     data_ref: 'customers',
-    customers: await store.renderCustomers(deps.db, actor.projectId, result.rows),
+    customers: await readableRows(listing(deps, actor, 'customer'), result.rows, (some) => store.renderCustomers(deps.db, actor.projectId, some)),
     total: result.total,
     has_more: result.hasMore,
   };

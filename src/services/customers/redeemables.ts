@@ -4,8 +4,9 @@ import { FilterError, parseFilter } from '../../domain/filters/filter.ts';
 import { redeemableStatus } from '../../domain/vouchers/redeemable-status.ts';
 import { customerRedeemableFilterFields, listCustomerHolders, vouchersOfHolders } from '../../store/customer-redeemables.ts';
 import { findLiveCustomer } from '../../store/customers.ts';
-import type { Actor, Deps } from '../context.ts';
+import { listing, type Actor, type Deps } from '../context.ts';
 import { renderVoucherRows } from '../vouchers/vouchers.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // What a customer holds (vendor list-customer-redeemables): every live voucher published to them (OWNER,
 // or REFERRER for a referral code) and every referral code they were added to as a REFEREE, with the
@@ -33,11 +34,12 @@ export async function listCustomerRedeemables(deps: Deps, actor: Actor, customer
     now,
   });
   const vouchers = await vouchersOfHolders(deps.db, actor.projectId, rows.map((r) => r.voucher_id));
-  const objects = new Map((await renderVoucherRows(deps.db, deps, actor.projectId, [...vouchers.values()])).map((v) => [v.id, v]));
+  const rendered = await readableRows(listing(deps, actor, 'voucher'), [...vouchers.values()], (some) => renderVoucherRows(deps.db, deps, actor.projectId, some));
+  const objects = new Map(rendered.map((v) => [v.id, v]));
   const data = rows.flatMap((row): CustomerRedeemableOut[] => {
     const voucher = vouchers.get(row.voucher_id);
     const object = objects.get(row.voucher_id);
-    // The page's vouchers were read in a second statement; one deleted in between is left out.
+    // The page's vouchers were read in a second statement; one deleted in between, or unreadable, is left out.
     if (!voucher || !object) return [];
     const status = redeemableStatus(
       {

@@ -1,4 +1,4 @@
-import { moneyValue, type Cell } from '../../domain/exports/csv.ts';
+import { moneyCell, type Cell } from '../../domain/exports/csv.ts';
 import { metadataMemberOf, type ExportedObject } from '../../domain/exports/objects.ts';
 import { customerHoldings, customerObjectWith, NO_HOLDINGS } from '../../store/customers.ts';
 import type { Executor } from '../../store/db.ts';
@@ -16,8 +16,9 @@ import {
   type ExportCursor,
 } from '../../store/export-sources.ts';
 import { fromJson } from '../../store/json.ts';
-import type { Deps } from '../context.ts';
+import { listing, type Deps } from '../context.ts';
 import { assetLinker } from '../loyalty/card-assets.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // The CSV cells of each exported object (platform reference 7.3 and the vendor's field definitions),
 // computed from one batch of rows at a time. Values come from the same columns the API's JSON objects
@@ -25,9 +26,14 @@ import { assetLinker } from '../loyalty/card-assets.ts';
 
 type Getter<R> = (row: R) => Cell;
 
-/** One batch of an export: its rows as cells in the order of `fields`, and where the next batch starts. */
+/**
+ * One batch of an export: its rows as cells in the order of `fields`, and where the next batch starts.
+ * A row whose stored JSON does not parse is left out of `cells` and reported (src/lib/unreadable-rows.ts).
+ */
 export interface ExportBatch {
   cells: Cell[][];
+  /** Rows read, those left out included: fewer than the limit ends the export. */
+  read: number;
   /** Keyset position of the batch's last row; null for an empty batch. */
   last: ExportCursor | null;
 }
@@ -41,6 +47,7 @@ type CellsOf<R> = (deps: Deps, db: Executor, projectId: string, rows: R[], field
 
 /** `uniqueKeys`: sort keys no two rows share (no ties to look for after a cursor). */
 function source<R extends { id: string; sort_key: string }>(
+  object: ExportedObject,
   read: (db: Executor, q: ExportBatchQuery) => Promise<R[]>,
   uniqueKeys: readonly string[],
   cells: CellsOf<R>,
@@ -56,7 +63,8 @@ function source<R extends { id: string; sort_key: string }>(
         if (rows.length < q.limit) rows = rows.concat(await read(db, { ...q, fields, bound: { after: after.key }, limit: q.limit - rows.length }));
       }
       const last = rows[rows.length - 1];
-      return { cells: await cells(deps, db, q.projectId, rows, fields), last: last ? { key: last.sort_key, id: last.id } : null };
+      const shown = await readableRows(listing(deps, { projectId: q.projectId }, object), rows, (some) => cells(deps, db, q.projectId, [...some], fields));
+      return { cells: shown, read: rows.length, last: last ? { key: last.sort_key, id: last.id } : null };
     },
   };
 }
@@ -107,15 +115,15 @@ interface DiscountJson {
  * loyalty cards: the spendable points.
  */
 function voucherValue(type: string, discount: DiscountJson | null, giftBalance: number, loyaltyBalance: number): Cell {
-  if (type === 'GIFT_VOUCHER') return moneyValue(giftBalance);
+  if (type === 'GIFT_VOUCHER') return moneyCell(giftBalance);
   if (type === 'LOYALTY_CARD') return loyaltyBalance;
   switch (discount?.type) {
     case 'AMOUNT':
-      return discount.amount_off === undefined ? null : moneyValue(discount.amount_off);
+      return discount.amount_off === undefined ? null : moneyCell(discount.amount_off);
     case 'PERCENT':
       return discount.percent_off ?? null;
     case 'FIXED':
-      return discount.fixed_amount === undefined ? null : moneyValue(discount.fixed_amount);
+      return discount.fixed_amount === undefined ? null : moneyCell(discount.fixed_amount);
     case 'UNIT':
       return discount.unit_off ?? null;
     default:
@@ -123,7 +131,7 @@ function voucherValue(type: string, discount: DiscountJson | null, giftBalance: 
   }
 }
 
-const voucherSource = source(readVoucherBatch, UNIQUE_SORT_KEYS.voucher, async (deps, db, projectId, rows, fields) => {
+const voucherSource = source('voucher', readVoucherBatch, UNIQUE_SORT_KEYS.voucher, async (deps, db, projectId, rows, fields) => {
     const rules = fields.includes('validation_rules_id') ? await voucherRuleIds(db, projectId, rows.map((r) => r.id)) : new Map<string, string[]>();
     const assets = assetLinker(deps);
     const parsed = new Map(rows.map((r) => [r.id, fromJson<DiscountJson | null>(r.discount, null)]));
@@ -172,7 +180,7 @@ const voucherSource = source(readVoucherBatch, UNIQUE_SORT_KEYS.voucher, async (
     return tabulate(rows, fields, getters, metadataText);
 });
 
-const redemptionSource = source(readRedemptionBatch, UNIQUE_SORT_KEYS.redemption, async (_deps, _db, _projectId, rows, fields) => {
+const redemptionSource = source('redemption', readRedemptionBatch, UNIQUE_SORT_KEYS.redemption, async (_deps, _db, _projectId, rows, fields) => {
     type Row = (typeof rows)[number];
     const getters: Record<string, Getter<Row>> = {
       id: (r) => r.id,
@@ -197,7 +205,7 @@ const redemptionSource = source(readRedemptionBatch, UNIQUE_SORT_KEYS.redemption
     return tabulate(rows, fields, getters, metadataText);
 });
 
-const customerSource = source(readCustomerBatch, UNIQUE_SORT_KEYS.customer, async (_deps, db, projectId, rows, fields) => {
+const customerSource = source('customer', readCustomerBatch, UNIQUE_SORT_KEYS.customer, async (_deps, db, projectId, rows, fields) => {
     // The same object GET /v1/customers/{id} answers, so the file can never disagree with the API.
     const holdings = fields.includes('loyalty_points') ? await customerHoldings(db, projectId, rows.map((r) => r.id)) : new Map();
     const objects = new Map(rows.map((r) => [r.id, customerObjectWith(r, holdings.get(r.id) ?? NO_HOLDINGS)]));
@@ -244,7 +252,7 @@ const customerSource = source(readCustomerBatch, UNIQUE_SORT_KEYS.customer, asyn
     return tabulate(rows, fields, getters, metadataText);
 });
 
-const publicationSource = source(readPublicationBatch, UNIQUE_SORT_KEYS.publication, async (_deps, _db, _projectId, rows, fields) => {
+const publicationSource = source('publication', readPublicationBatch, UNIQUE_SORT_KEYS.publication, async (_deps, _db, _projectId, rows, fields) => {
     type Row = (typeof rows)[number];
     const getters: Record<string, Getter<Row>> = {
       code: (r) => r.voucher_code,
@@ -261,7 +269,7 @@ const publicationSource = source(readPublicationBatch, UNIQUE_SORT_KEYS.publicat
     return tabulate(rows, fields, getters, metadataText);
 });
 
-const orderSource = source(readOrderBatch, UNIQUE_SORT_KEYS.order, async (_deps, _db, _projectId, rows, fields) => {
+const orderSource = source('order', readOrderBatch, UNIQUE_SORT_KEYS.order, async (_deps, _db, _projectId, rows, fields) => {
     type Row = (typeof rows)[number];
     const getters: Record<string, Getter<Row>> = {
       id: (r) => r.id,
@@ -281,7 +289,7 @@ const orderSource = source(readOrderBatch, UNIQUE_SORT_KEYS.order, async (_deps,
     return tabulate(rows, fields, getters, metadataText);
 });
 
-const bucketSource = source(readBucketBatch, UNIQUE_SORT_KEYS.points_expiration, async (_deps, _db, _projectId, rows, fields) => {
+const bucketSource = source('points_expiration', readBucketBatch, UNIQUE_SORT_KEYS.points_expiration, async (_deps, _db, _projectId, rows, fields) => {
     type Row = (typeof rows)[number];
     const getters: Record<string, Getter<Row>> = {
       id: (r) => r.id,
@@ -294,7 +302,7 @@ const bucketSource = source(readBucketBatch, UNIQUE_SORT_KEYS.points_expiration,
     return tabulate(rows, fields, getters);
 });
 
-const transactionSource = source(readTransactionBatch, UNIQUE_SORT_KEYS.voucher_transactions, async (_deps, _db, _projectId, rows, fields) => {
+const transactionSource = source('voucher_transactions', readTransactionBatch, UNIQUE_SORT_KEYS.voucher_transactions, async (_deps, _db, _projectId, rows, fields) => {
     type Row = (typeof rows)[number];
     const getters: Record<string, Getter<Row>> = {
       id: (r) => r.id,

@@ -7,8 +7,10 @@ import { campaignExists, voucherExists } from '../../store/export-sources.ts';
 import { deleteExport as deleteExportRow, findExport, insertExport, listExports as listExportRows, readExportChunk, type ExportRow } from '../../store/exports.ts';
 import { enqueueJob } from '../../store/jobs.ts';
 import { fromJson, toJson } from '../../store/json.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { findProject } from '../../store/projects.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
 import { downloadToken, downloadTokenMatches, projectOfDownloadToken } from './download-token.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Exports (platform reference 7; DECISIONS 25): scheduling one (the job writes the file, see
 // run-export.ts), reading, listing and deleting them, and serving the file to a download link.
@@ -173,7 +175,7 @@ export async function listExports(deps: Deps, actor: Actor, query: ListExportsIn
   const page = query.page ?? 1;
   const { sort, descending } = LIST_ORDERS[query.order ?? '-created_at'];
   const result = await listExportRows(deps.db, { projectId: actor.projectId, limit, offset: (page - 1) * limit, sort, descending });
-  return { object: 'list' as const, data_ref: 'exports' as const, exports: result.rows.map((row) => renderExport(deps, row)), total: result.total };
+  return { object: 'list' as const, data_ref: 'exports' as const, exports: await readableRows(listing(deps, actor, 'export'), result.rows, (some) => some.map((row) => renderExport(deps, row))), total: result.total };
 }
 
 /** Deletes the export and its file. A job still running for it finds it gone and stops. */
@@ -203,6 +205,8 @@ export async function openDownload(deps: Deps, input: { exportId: string; token:
   const projectId = projectOfDownloadToken(input.token);
   if (projectId === null) throw invalid();
   if (input.callerProjectId !== null && input.callerProjectId !== projectId) throw invalid();
+  // A deleted project's download links die with it, like its keys.
+  if (!(await findProject(deps.db, projectId))) throw invalid();
   const row = await findExport(deps.db, projectId, input.exportId);
   if (!row || row.status !== 'DONE' || row.token_hash === null || row.token_expires_at === null) throw invalid();
   if (!downloadTokenMatches(deps.pepper, input.token, row.token_hash)) throw invalid();

@@ -94,7 +94,7 @@ export async function runExport(deps: Deps, actor: Actor, projectId: string, exp
     pending += batch.cells.map(csvRecord).join('');
     pendingRows += batch.cells.length;
     cursor = batch.last ?? cursor;
-    const end = batch.cells.length < EXPORT_BATCH_SIZE;
+    const end = batch.read < EXPORT_BATCH_SIZE;
     // Batches gather into chunks of about EXPORT_CHUNK_CHARS: fewer commits for narrow rows, while memory
     // never holds more than one chunk of text and one batch of rows.
     if (pending !== '' && (end || pending.length >= EXPORT_CHUNK_CHARS)) {

@@ -16,9 +16,10 @@ import type { EarningRulesTable } from '../../store/schema.ts';
 import { findSegment } from '../../store/segments.ts';
 import { findRule } from '../../store/validation-rules.ts';
 import { checkValidity } from '../campaigns/campaign-input.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { campaignRef, loyaltyProgram } from './cards.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Earning rules of a loyalty program (loyalty reference 4.1–4.4): create (an array, all or none), read,
 // update, enable/disable, delete, list. The rules fire in src/services/loyalty/earning.ts.
@@ -42,7 +43,8 @@ export interface EarningRuleObject {
   validity_day_of_week: number[] | null;
   validity_hours: Record<string, unknown> | null;
   metadata: Record<string, unknown>;
-  expiration_rules: Record<string, unknown> | null;
+  /** Left out when the rule has none (the program's expiry applies): the vendor's schema has no null here. */
+  expiration_rules?: Record<string, unknown>;
   automation_id: string;
   object: 'earning_rule';
 }
@@ -51,7 +53,10 @@ export function loyaltyOf(row: EarningRuleRow): EarningLoyalty {
   return fromJson<EarningLoyalty>(row.loyalty, { type: 'FIXED', points: 0 });
 }
 
-/** The earning rule object; unset optional members are null, as the vendor answers them. */
+/**
+ * The earning rule object; unset optional members are null, as the vendor answers them, but for
+ * `expiration_rules`, which its schema does not let be null (left out).
+ */
 export function toEarningRuleObject(row: EarningRuleRow, loyalty: EarningLoyalty = loyaltyOf(row)): EarningRuleObject {
   return {
     id: row.id,
@@ -72,10 +77,14 @@ export function toEarningRuleObject(row: EarningRuleRow, loyalty: EarningLoyalty
     validity_day_of_week: fromJson(row.validity_day_of_week, null),
     validity_hours: fromJson(row.validity_hours, null),
     metadata: fromJson(row.metadata, {}),
-    expiration_rules: fromJson(row.expiration_rules, null),
+    ...withExpirationRules(fromJson<Record<string, unknown> | null>(row.expiration_rules, null)),
     automation_id: row.automation_id,
     object: 'earning_rule',
   };
+}
+
+function withExpirationRules(rules: Record<string, unknown> | null): { expiration_rules?: Record<string, unknown> } {
+  return rules === null ? {} : { expiration_rules: rules };
 }
 
 function campaignSummary(program: CampaignRow) {
@@ -309,5 +318,5 @@ export async function listEarningRules(deps: Deps, actor: Actor, campaignId: str
     offset: ((query.page ?? 1) - 1) * limit,
     order: query.order ?? 'created_at',
   });
-  return { object: 'list', data_ref: 'data', data: rows.map((r) => toEarningRuleObject(r)), total };
+  return { object: 'list', data_ref: 'data', data: await readableRows(listing(deps, actor, 'earning_rule'), rows, (some) => some.map((r) => toEarningRuleObject(r))), total };
 }

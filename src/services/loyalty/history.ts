@@ -2,8 +2,8 @@ import type { ScopedExportInput } from '../../api/exports.ts';
 import type { CampaignTransactionsInput, MemberTransactionsInput } from '../../api/vouchers.ts';
 import type { MemberActivitiesInput, MemberActivityInput, PageInput } from '../../api/loyalty.ts';
 import { errors } from '../../domain/errors.ts';
-import { findCardEvent, listCardActivity, listUsableBuckets, type CardEvent } from '../../store/loyalty.ts';
-import type { Actor, Deps } from '../context.ts';
+import { findCardEvent, listCardActivity, listUsableBuckets, toCardEvent, type CardEvent, type CardEventRow } from '../../store/loyalty.ts';
+import { listing, type Actor, type Deps } from '../context.ts';
 import { expandEventData } from '../events/expand.ts';
 import { createScopedExport } from '../exports/exports.ts';
 import {
@@ -14,6 +14,7 @@ import {
   type TransactionList,
 } from '../vouchers/transactions.ts';
 import { loyaltyCard, loyaltyProgram, projectDay } from './cards.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // What happened to a card, read back: its transactions and its program's (loyalty reference 2.7) and
 // their exports, the points it holds by expiry date (2.8.1) and their export (2.8.3), and its activity,
@@ -91,6 +92,15 @@ async function activityData(deps: Deps, actor: Actor, events: readonly CardEvent
   return events.map((event, i) => ({ ...(payloads[i] ?? event.data), event_source: event.source }));
 }
 
+/** The events of the rows a page read, with their data, leaving out those whose stored JSON does not parse. */
+function readableActivities(deps: Deps, actor: Actor, rows: readonly CardEventRow[]): Promise<Array<{ event: CardEvent; data: Record<string, unknown> }>> {
+  return readableRows(listing(deps, actor, 'card_activity'), rows, async (some) => {
+    const events = some.map(toCardEvent);
+    const data = await activityData(deps, actor, events);
+    return events.map((event, i) => ({ event, data: data[i] ?? {} }));
+  });
+}
+
 export interface MemberActivityList {
   object: 'list';
   data_ref: 'data';
@@ -109,7 +119,7 @@ export async function memberActivity(deps: Deps, actor: Actor, campaignId: strin
     if (!found) throw errors.invalidQuery(`Property .starting_after_id names no activity of card ${card.code}: ${query.starting_after_id}`);
     after = found;
   }
-  const { events, hasMore } = await listCardActivity(deps.db, {
+  const { rows, hasMore } = await listCardActivity(deps.db, {
     projectId: actor.projectId,
     voucherCode: card.code,
     since: card.created_at,
@@ -118,9 +128,10 @@ export async function memberActivity(deps: Deps, actor: Actor, campaignId: strin
     ...(after ? { after } : {}),
     withTotal: false,
   });
-  const payloads = await activityData(deps, actor, events);
-  const data = events.map((e, i) => ({ id: e.id, type: e.type, data: payloads[i] ?? {}, created_at: e.createdAt, group_id: e.groupId }));
-  const last = data.at(-1);
+  const shown = await readableActivities(deps, actor, rows);
+  const data = shown.map(({ event: e, data }) => ({ id: e.id, type: e.type, data, created_at: e.createdAt, group_id: e.groupId }));
+  // The next page continues after the last row read, shown or left out.
+  const last = rows.at(-1);
   return { object: 'list', data_ref: 'data', data, has_more: hasMore, ...(hasMore && last ? { more_starting_after: last.id } : {}) };
 }
 
@@ -136,7 +147,7 @@ export async function memberActivities(deps: Deps, actor: Actor, campaignId: str
   const program = campaignId === null ? undefined : await loyaltyProgram(deps.db, actor, campaignId);
   const card = await loyaltyCard(deps.db, actor, memberId, program);
   const limit = query.limit ?? 10;
-  const { events, total } = await listCardActivity(deps.db, {
+  const { rows, total } = await listCardActivity(deps.db, {
     projectId: actor.projectId,
     voucherCode: card.code,
     since: card.created_at,
@@ -146,11 +157,11 @@ export async function memberActivities(deps: Deps, actor: Actor, campaignId: str
     offset: ((query.page ?? 1) - 1) * limit,
     withTotal: true,
   });
-  const payloads = await activityData(deps, actor, events);
+  const shown = await readableActivities(deps, actor, rows);
   return {
     object: 'list',
     data_ref: 'activities',
-    activities: events.map((e, i) => ({ id: e.id, type: e.type, object: 'event', data: payloads[i] ?? {}, created_at: e.createdAt, group_id: e.groupId })),
+    activities: shown.map(({ event: e, data }) => ({ id: e.id, type: e.type, object: 'event' as const, data, created_at: e.createdAt, group_id: e.groupId })),
     total: total ?? 0,
   };
 }

@@ -7,9 +7,10 @@ import { findLiveCustomer } from '../../store/customers.ts';
 import { listMemberCards, lockCustomer } from '../../store/loyalty.ts';
 import { codeKey, findLiveVoucherByCode, type VoucherRow } from '../../store/vouchers.ts';
 import { resolveCustomer } from '../customers/customers.ts';
-import { inTransaction, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, type Actor, type Deps } from '../context.ts';
 import { publishVoucher } from '../publications/publish.ts';
 import { loyaltyCard, loyaltyProgram, projectDay, renderCard, renderCards , type LoyaltyCard } from './cards.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Loyalty members (loyalty reference 2.1–2.4): adding a member publishes a card of the program to the
 // customer; members are the program's cards that have a holder.
@@ -105,7 +106,7 @@ export async function listMembers(deps: Deps, actor: Actor, campaignId: string, 
     ...(query.updated_at?.before !== undefined ? { updatedBefore: instant(query.updated_at.before) } : {}),
     ...(query.updated_at?.after !== undefined ? { updatedAfter: instant(query.updated_at.after) } : {}),
   });
-  return { object: 'list', data_ref: 'vouchers', vouchers: await renderCards(deps.db, deps, actor, rows), total };
+  return { object: 'list', data_ref: 'vouchers', vouchers: await readableRows(listing(deps, actor, 'voucher'), rows, (some) => renderCards(deps.db, deps, actor, some)), total };
 }
 
 /** `GET /v1/loyalties/{campaignId}/members/{memberId}` and `GET /v1/loyalties/members/{memberId}`. */

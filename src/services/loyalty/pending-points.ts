@@ -15,8 +15,9 @@ import {
   type PendingPointsRow,
 } from '../../store/loyalty.ts';
 import type { VoucherRow } from '../../store/vouchers.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
 import { campaignRef, customerSummary, lockedCard, loyaltyCard, loyaltyProgram, programOf, projectDay, renderCard, type ProjectDay } from './cards.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Pending points (loyalty reference 2.9): points an order earned that become usable on `activates_at`.
 // They are not part of `points` or `balance` until then; the card's `pending_points` counts them. Entries
@@ -149,8 +150,9 @@ export async function listPending(deps: Deps, actor: Actor, campaignId: string |
     descending: (query.order ?? '-id') === '-id',
     ...(query.starting_after_id !== undefined ? { startingAfterId: query.starting_after_id } : {}),
   });
-  const data = rows.map(toPendingPointsObject);
-  const last = data.at(-1);
+  const data = await readableRows(listing(deps, actor, 'pending_points'), rows, (some) => some.map(toPendingPointsObject));
+  // The next page continues after the last row read, shown or left out.
+  const last = rows.at(-1);
   return { object: 'list', data_ref: 'data', data, has_more: hasMore, ...(hasMore && last ? { more_starting_after: last.id } : {}) };
 }
 

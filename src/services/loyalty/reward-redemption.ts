@@ -16,7 +16,7 @@ import * as store from '../../store/rewards.ts';
 import type { AssignmentRow, RewardRow } from '../../store/rewards.ts';
 import { segmentIdsOfCustomer } from '../../store/segments.ts';
 import { findLiveVoucherById, type VoucherRow } from '../../store/vouchers.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
 import { creditCredits, creditPoints, debitPoints } from '../ledger/ledger.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { upsertOrderIn } from '../orders/orders.ts';
@@ -29,6 +29,7 @@ import { campaignRef, lockedCard, loyaltyCard, loyaltyProgram, programExpiration
 import { parametersOf, toAssignmentObject, toRewardObject, type RewardAssignmentObject, type RewardObject } from './rewards.ts';
 import { refreshTier } from './earning.ts';
 import { heldTier, rewardMappings, tierPrice } from './tiers.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Member rewards and redeeming a reward with a loyalty card (loyalty reference 5.4, 5.5): the card pays
 // the assignment's price (as the holder's tier maps it) — or, for pay-with-points, the points that become
@@ -444,11 +445,13 @@ export async function listMemberRewards(deps: Deps, actor: Actor, memberId: stri
     total = result.total;
   }
   const rewards = await store.findRewardsByIds(deps.db, actor.projectId, page.map((a) => a.reward_id));
-  const data = page.flatMap((a) => {
-    const reward = rewards.get(a.reward_id);
-    const p = price(a);
-    return reward ? [{ reward: toRewardObject(reward), assignment: toAssignmentObject(a, p ?? undefined), object: 'loyalty_reward' as const }] : [];
-  });
+  const data = await readableRows(listing(deps, actor, 'reward_assignment'), page, (some) =>
+    some.flatMap((a) => {
+      const reward = rewards.get(a.reward_id);
+      const p = price(a);
+      return reward ? [{ reward: toRewardObject(reward), assignment: toAssignmentObject(a, p ?? undefined), object: 'loyalty_reward' as const }] : [];
+    }),
+  );
   return { object: 'list', data_ref: 'data', data, total };
 }
 

@@ -18,10 +18,11 @@ import * as store from '../../store/rewards.ts';
 import type { AssignmentRow, RewardRow } from '../../store/rewards.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
 import * as rulesStore from '../../store/validation-rules.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { toAssignmentObject as toRuleAssignmentObject, toRuleObject } from '../validation-rules/validation-rules.ts';
 import { campaignRef, loyaltyProgram } from './cards.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Rewards (seed 2.2, loyalty reference 5.1–5.3): CRUD on `/v1/rewards` and the assignments that put a
 // reward, at a price in points, into a loyalty program's catalogue (both path families).
@@ -257,12 +258,12 @@ export async function listRewards(deps: Deps, actor: Actor, query: ListRewardsIn
   if (query.assignment_id !== undefined) {
     const assignment = await store.findAssignment(deps.db, actor.projectId, query.assignment_id);
     const reward = assignment ? await store.findReward(deps.db, actor.projectId, assignment.reward_id) : undefined;
-    const data = reward && (query.page ?? 1) === 1 ? [toRewardObject(reward)] : [];
+    const data = await readableRows(listing(deps, actor, 'reward'), reward && (query.page ?? 1) === 1 ? [reward] : [], (some) => some.map(toRewardObject));
     return { object: 'list', data_ref: 'data', data, total: reward ? 1 : 0 };
   }
   const limit = query.limit ?? 10;
   const { rows, total } = await store.listRewards(deps.db, { projectId: actor.projectId, limit, offset: ((query.page ?? 1) - 1) * limit });
-  return { object: 'list', data_ref: 'data', data: rows.map(toRewardObject), total };
+  return { object: 'list', data_ref: 'data', data: await readableRows(listing(deps, actor, 'reward'), rows, (some) => some.map(toRewardObject)), total };
 }
 
 // ---- assignments ----
@@ -473,5 +474,5 @@ export async function listRewardAssignments(deps: Deps, actor: Actor, path: Assi
     limit,
     offset: ((query.page ?? 1) - 1) * limit,
   });
-  return { object: 'list', data_ref: 'data', data: rows.map((r) => toAssignmentObject(r)), total };
+  return { object: 'list', data_ref: 'data', data: await readableRows(listing(deps, actor, 'reward_assignment'), rows, (some) => some.map((r) => toAssignmentObject(r))), total };
 }

@@ -13,7 +13,8 @@ import {
   type TierDecision,
 } from '../../domain/loyalty/tiers.ts';
 import { startOfLocalDay } from '../../domain/time/local-day.ts';
-import type { CreateTierInput, ListTiersInput, PageInput } from '../../api/loyalty-tiers.ts';
+import type { CreateTierInput, ListTiersInput, PageInput, UpdateTierInput } from '../../api/loyalty-tiers.ts';
+import { domainError } from '../../domain/errors.ts';
 import { findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import * as rulesStore from '../../store/earning-rules.ts';
@@ -26,11 +27,12 @@ import type { TierMemberRow, TierRow } from '../../store/loyalty-tiers.ts';
 import { assignmentsOfCampaign, findRewardsByIds } from '../../store/rewards.ts';
 import type { LoyaltyTiersTable } from '../../store/schema.ts';
 import type { VoucherRow } from '../../store/vouchers.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { campaignRef, customerSummary, loyaltyCard, loyaltyProgram, projectDay, type ProjectDay } from './cards.ts';
 import { loyaltyOf, toEarningRuleObject, type EarningRuleObject } from './earning-rules.ts';
 import { toAssignmentObject, toRewardObject, type RewardAssignmentObject, type RewardObject } from './rewards.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Loyalty tiers (loyalty reference 6, 1.6): creating and reading a program's tiers, the tiers a member
 // holds, and `updateTier`, which recalculates one card's tier after its points changed (the rules are
@@ -194,6 +196,85 @@ export async function createTiers(deps: Deps, actor: Actor, campaignId: string, 
   });
 }
 
+/** The other tiers' ranges, for the overlap check of a tier being changed. */
+function rangesExcept(tiers: readonly TierRow[], tierId: string) {
+  return tiers
+    .filter((t) => t.id !== tierId)
+    .map((t) => ({ name: t.name, from: Number(t.points_from), to: t.points_to === null ? Number.POSITIVE_INFINITY : Number(t.points_to) }));
+}
+
+function tierDefinitionEvent(deps: Deps, actor: Actor, program: CampaignRow, type: string, tier: TierObject) {
+  return makeEvent(deps, actor, {
+    type,
+    entityId: tier.id,
+    campaign: campaignRef(program),
+    data: { campaign: { id: program.id, name: program.name, campaign_type: program.campaign_type, object: 'campaign' }, loyalty_tier: tier },
+  });
+}
+
+/**
+ * `PUT /v1/loyalties/{campaignId}/tiers/{loyaltyTierId}` (Punchcard extension): only the members sent
+ * change; `points` replaces the range (checked against the other tiers as on create), `earning_rules` and
+ * `rewards` replace their mappings. The program's members are then recalculated in the background.
+ */
+export async function updateTierDefinition(deps: Deps, actor: Actor, campaignId: string, tierId: string, input: UpdateTierInput): Promise<TierObject> {
+  return inTransaction(deps, async (tx) => {
+    const program = await loyaltyProgram(tx, actor, campaignId);
+    await store.lockTierDefinitions(tx, actor.projectId, program.id);
+    const row = await tierOf(tx, actor, program, tierId);
+    const from = input.points ? (input.points.from ?? 0) : Number(row.points_from);
+    const to = input.points ? (input.points.to ?? null) : row.points_to === null ? null : Number(row.points_to);
+    if (to !== null && to < from) throw errors.invalidPayload(`Property .points.to (${to}) must not be below points.from (${from})`);
+    const upper = to ?? Number.POSITIVE_INFINITY;
+    const clash = rangesExcept(await store.tiersOfCampaign(tx, actor.projectId, program.id), row.id).find((r) => r.from <= upper && from <= r.to);
+    if (clash) throw errors.invalidPayload(`Property .points ${from}-${to ?? '∞'} overlaps tier '${clash.name}' (${clash.from}-${Number.isFinite(clash.to) ? clash.to : '∞'})`);
+    const { earningRules, rewards } = await checkedMappings(tx, actor, program, { name: input.name ?? row.name, points: { from, to }, earning_rules: input.earning_rules ?? null, rewards: input.rewards ?? null }, '');
+    if (input.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'loyalty_tier', input.metadata);
+    const now = deps.clock.now().toISOString();
+    await store.updateTierRow(tx, actor.projectId, row.id, {
+      name: input.name ?? row.name,
+      points_from: from,
+      points_to: to,
+      ...(input.earning_rules !== undefined ? { earning_rules: toJson(earningRules) } : {}),
+      ...(input.rewards !== undefined ? { rewards: toJson(rewards) } : {}),
+      ...(input.metadata !== undefined ? { metadata: toJson(input.metadata ?? {}) } : {}),
+      updated_at: now,
+    });
+    const tier = toTierObject(await tierOf(tx, actor, program, row.id));
+    await appendEvents(tx, [tierDefinitionEvent(deps, actor, program, 'campaign.loyalty_tier.updated', tier)]);
+    const payload: TierRecalculatePayload = { campaign_id: program.id };
+    await enqueueJob(tx, { id: deps.ids.next('aa'), projectId: actor.projectId, kind: TIERS_RECALCULATE_JOB, payload, requestId: actor.requestId, now });
+    return tier;
+  });
+}
+
+/**
+ * `DELETE /v1/loyalties/{campaignId}/tiers/{loyaltyTierId}` (Punchcard extension): refused while an
+ * earning rule triggers on the tier. Cards that held it are placed again by the background recalculation.
+ */
+export async function deleteTierDefinition(deps: Deps, actor: Actor, campaignId: string, tierId: string): Promise<void> {
+  await inTransaction(deps, async (tx) => {
+    const program = await loyaltyProgram(tx, actor, campaignId);
+    await store.lockTierDefinitions(tx, actor.projectId, program.id);
+    const row = await tierOf(tx, actor, program, tierId);
+    const rules = await store.earningRulesOnTier(tx, actor.projectId, row.id, 100);
+    if (rules.length > 0) {
+      throw domainError('resource_in_use', {
+        details: `Tier ${row.id} triggers ${rules.length} earning rule(s) (${rules.join(', ')}); delete them first`,
+        resourceId: row.id,
+        resourceType: 'loyalty_tier',
+        extra: { related_object_ids: rules, related_object_type: 'earning_rule', related_object_total: rules.length },
+      });
+    }
+    const tier = toTierObject(row);
+    await store.deleteTierRow(tx, actor.projectId, row.id);
+    await appendEvents(tx, [tierDefinitionEvent(deps, actor, program, 'campaign.loyalty_tier.deleted', tier)]);
+    const now = deps.clock.now().toISOString();
+    const payload: TierRecalculatePayload = { campaign_id: program.id };
+    await enqueueJob(tx, { id: deps.ids.next('aa'), projectId: actor.projectId, kind: TIERS_RECALCULATE_JOB, payload, requestId: actor.requestId, now });
+  });
+}
+
 async function tierOf(db: Executor, actor: Actor, program: CampaignRow, tierId: string): Promise<TierRow> {
   const row = await store.findTier(db, actor.projectId, tierId);
   if (!row || row.campaign_id !== program.id) throw errors.notFound('loyalty_tier', tierId);
@@ -222,7 +303,7 @@ export async function listTiers(deps: Deps, actor: Actor, campaignId: string, qu
     offset: ((query.page ?? 1) - 1) * limit,
     order: query.order ?? 'created_at',
   });
-  return { object: 'list', data_ref: 'data', data: rows.map((r) => toTierObject(r)), total };
+  return { object: 'list', data_ref: 'data', data: await readableRows(listing(deps, actor, 'loyalty_tier'), rows, (some) => some.map((r) => toTierObject(r))), total };
 }
 
 /** `GET …/tiers/{id}/earning-rules`: the program's rules with their points as the tier maps them. */
@@ -244,7 +325,8 @@ export async function listTierEarningRules(
     offset: ((query.page ?? 1) - 1) * limit,
     order: 'created_at',
   });
-  return { object: 'list', data_ref: 'data', data: rows.map((r) => toEarningRuleObject(r, mappedLoyalty(loyaltyOf(r), mappings[r.id]))), total };
+  const data = await readableRows(listing(deps, actor, 'earning_rule'), rows, (some) => some.map((r) => toEarningRuleObject(r, mappedLoyalty(loyaltyOf(r), mappings[r.id]))));
+  return { object: 'list', data_ref: 'data', data, total };
 }
 
 export interface TierRewardList {
@@ -266,12 +348,14 @@ export async function listTierRewards(deps: Deps, actor: Actor, campaignId: stri
   const mappings = rewardMappings(tier);
   const assignments = await assignmentsOfCampaign(deps.db, actor.projectId, program.id);
   const rewards = await findRewardsByIds(deps.db, actor.projectId, assignments.map((a) => a.reward_id));
-  const data = assignments.flatMap((a) => {
-    const reward = rewards.get(a.reward_id);
-    if (!reward) return [];
-    const price = a.points === null ? undefined : tierPrice(Number(a.points), mappings[a.id]);
-    return [{ reward: toRewardObject(reward), assignment: toAssignmentObject(a, price), object: 'loyalty_tier_reward' as const }];
-  });
+  const data = await readableRows(listing(deps, actor, 'reward_assignment'), assignments, (some) =>
+    some.flatMap((a) => {
+      const reward = rewards.get(a.reward_id);
+      if (!reward) return [];
+      const price = a.points === null ? undefined : tierPrice(Number(a.points), mappings[a.id]);
+      return [{ reward: toRewardObject(reward), assignment: toAssignmentObject(a, price), object: 'loyalty_tier_reward' as const }];
+    }),
+  );
   return { object: 'list', data_ref: 'data', data, total: data.length };
 }
 
@@ -311,7 +395,8 @@ export async function listMemberTiers(deps: Deps, actor: Actor, memberId: string
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
-  return { object: 'list', data_ref: 'data', data: [toTierObject(tier, expiration)], total: 1 };
+  const data = await readableRows(listing(deps, actor, 'loyalty_tier'), [tier], (some) => some.map((t) => toTierObject(t, expiration)));
+  return { object: 'list', data_ref: 'data', data, total: data.length };
 }
 
 /**

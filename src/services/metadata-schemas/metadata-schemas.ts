@@ -16,7 +16,8 @@ import { fromJson, toJson } from '../../store/json.ts';
 import * as store from '../../store/metadata-schemas.ts';
 import { findProject, lockProjectRow } from '../../store/projects.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Metadata schemas (platform reference 5.3): definitions per related object, written through the
 // management API, read through /v1, and enforced on writes by assertMetadata.
@@ -233,7 +234,7 @@ export async function createMetadataSchema(
 
 export async function listMetadataSchemas(deps: Deps, projectId: string) {
   await requireProject(deps.db, projectId);
-  const data = (await store.listMetadataSchemas(deps.db, projectId, MAX_METADATA_SCHEMAS_PER_PROJECT)).map(toMetadataSchemaObject);
+  const data = await readableRows(listing(deps, { projectId }, 'metadata_schema'), await store.listMetadataSchemas(deps.db, projectId, MAX_METADATA_SCHEMAS_PER_PROJECT), (some) => some.map(toMetadataSchemaObject));
   return { object: 'list' as const, data_ref: 'data' as const, data, total: data.length };
 }
 
@@ -278,7 +279,7 @@ export async function deleteMetadataSchema(deps: Deps, actor: ManagementActor, p
 
 /** `GET /v1/metadata-schemas`. */
 export async function listProjectMetadataSchemas(deps: Deps, projectId: string) {
-  const schemas = (await store.listMetadataSchemas(deps.db, projectId, MAX_METADATA_SCHEMAS_PER_PROJECT)).map(toLegacyObject);
+  const schemas = await readableRows(listing(deps, { projectId }, 'metadata_schema'), await store.listMetadataSchemas(deps.db, projectId, MAX_METADATA_SCHEMAS_PER_PROJECT), (some) => some.map(toLegacyObject));
   return { object: 'list' as const, data_ref: 'schemas' as const, schemas, total: schemas.length };
 }
 

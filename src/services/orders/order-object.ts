@@ -24,9 +24,11 @@ export type OrderObject = {
   status: OrderStatus;
 } & CalculatedAmounts & {
     metadata: Record<string, unknown>;
-    customer: { id: string; object: 'customer' } | null;
+    /** Undefined (left out of the answer) for an order of nobody: the vendor's schema has no null here. */
+    customer?: { id: string; object: 'customer' } | undefined;
     customer_id: string | null;
-    referrer: { id: string; object: 'customer' } | null;
+    /** As `customer`. */
+    referrer?: { id: string; object: 'customer' } | undefined;
     referrer_id: string | null;
     object: 'order';
     redemptions: Record<string, OrderRedemptionEntry>;
@@ -59,9 +61,9 @@ export function toOrderObject(row: OrderRow, lines: readonly OrderLine[] = order
       updated_at: row.updated_at,
       status: row.status,
       metadata: fromJson<Record<string, unknown>>(row.metadata, {}),
-      customer: row.customer_id === null ? null : { id: row.customer_id, object: 'customer' },
+      customer: row.customer_id === null ? undefined : { id: row.customer_id, object: 'customer' },
       customer_id: row.customer_id,
-      referrer: row.referrer_id === null ? null : { id: row.referrer_id, object: 'customer' },
+      referrer: row.referrer_id === null ? undefined : { id: row.referrer_id, object: 'customer' },
       referrer_id: row.referrer_id,
       object: 'order',
       redemptions: fromJson<OrderObject['redemptions']>(row.redemptions, {}),
@@ -74,6 +76,8 @@ export function toOrderObject(row: OrderRow, lines: readonly OrderLine[] = order
  * The order with the given amounts (and `order.redemptions`, when given), as one literal naming every
  * member in wire order: an order copied member by member (Object.assign onto `{}`) has more members than
  * V8 keeps in fast mode, and every later copy and serialisation of it is slower (src/lib/objects.ts).
+ * `customer` and `referrer` stay in the literal when undefined (the same shape): every serialiser of an
+ * answer, a stored snapshot or an event leaves an undefined member out.
  */
 export function orderWithAmounts(
   order: Omit<OrderObject, keyof CalculatedAmounts>,

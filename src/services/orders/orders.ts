@@ -1,11 +1,12 @@
 import type { Insertable } from 'kysely';
 import { errors } from '../../domain/errors.ts';
+import { queryInstant } from '../../domain/time/query-instant.ts';
 import { withMembers } from '../../lib/objects.ts';
 import { orderTotals, type OrderLine } from '../../domain/orders/order-math.ts';
 import { countsTowardSummary, statusEvents, summaryChanges, type OrderStatus } from '../../domain/orders/order-status.ts';
 import type { CreateOrderInput, ListOrdersInput, UpdateOrderInput } from '../../api/orders.ts';
 import type { CustomerInput } from '../../api/customers.ts';
-import { findLiveCustomerById, type CustomerRow } from '../../store/customers.ts';
+import { findLiveCustomer, findLiveCustomerById, type CustomerRow } from '../../store/customers.ts';
 import type { Tx } from '../../store/db.ts';
 import { definitions, type DefinitionsView } from '../../store/definitions.ts';
 import { appendEvents } from '../../store/events.ts';
@@ -15,13 +16,14 @@ import { countCustomerRedemption } from '../../store/redemption-records.ts';
 import type { OrderRow } from '../../store/orders.ts';
 import type { OrdersTable } from '../../store/schema.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
 import { resolveCustomer } from '../customers/customers.ts';
 import { assertMetadata, metadataCheck } from '../metadata-schemas/metadata-schemas.ts';
 import { onOrderPaid } from './on-order-paid.ts';
 import { orderEvent } from './order-events.ts';
 import { resolveOrderLines } from './order-lines.ts';
 import { orderLinesOf, toOrderObject, type OrderObject } from './order-object.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 export type { OrderObject } from './order-object.ts';
 
@@ -305,12 +307,30 @@ export interface OrderList {
   total: number;
 }
 
-/** Oldest first unless `order` says otherwise (the vendor lists orders in creation order). */
+/** Oldest first unless `order` says otherwise (the vendor lists orders in creation order); filtered by status, customer and creation time. */
 export async function listOrders(deps: Deps, actor: Actor, query: ListOrdersInput): Promise<OrderList> {
   const { sort, descending } = ORDERS[query.order ?? 'created_at'];
   const limit = query.limit ?? 10;
   const page = query.page ?? 1;
-  const result = await store.listOrders(deps.db, { projectId: actor.projectId, limit, offset: (page - 1) * limit, sort, descending });
-  return { object: 'list', data_ref: 'orders', orders: result.rows.map((row) => toOrderObject(row)), total: result.total };
+  let customerId: string | undefined;
+  if (query.customer !== undefined) {
+    // A customer that does not exist has no orders, whether named by id or source_id.
+    const customer = await findLiveCustomer(deps.db, actor.projectId, query.customer);
+    if (!customer) return { object: 'list', data_ref: 'orders', orders: [], total: 0 };
+    customerId = customer.id;
+  }
+  const statuses = query.status === undefined ? undefined : Array.isArray(query.status) ? query.status : [query.status];
+  const result = await store.listOrders(deps.db, {
+    projectId: actor.projectId,
+    limit,
+    offset: (page - 1) * limit,
+    sort,
+    descending,
+    ...(statuses !== undefined ? { statuses } : {}),
+    ...(customerId !== undefined ? { customerId } : {}),
+    ...(query.start_date !== undefined ? { createdFrom: queryInstant(query.start_date) } : {}),
+    ...(query.end_date !== undefined ? { createdTo: queryInstant(query.end_date, { wholeDay: true }) } : {}),
+  });
+  return { object: 'list', data_ref: 'orders', orders: await readableRows(listing(deps, actor, 'order'), result.rows, (some) => some.map((row) => toOrderObject(row))), total: result.total };
 }
 

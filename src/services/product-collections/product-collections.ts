@@ -16,7 +16,8 @@ import * as store from '../../store/product-collections.ts';
 import type { CollectionMember, CollectionRow } from '../../store/product-collections.ts';
 import { toProductObject, toSkuObject } from '../../store/products.ts';
 import { rulesReferencing } from '../../store/validation-rules.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Product collections: STATIC (listed products and SKUs) and AUTO_UPDATE (live products matching a
 // filter, evaluated when asked). Validation rules and `applicable_to` entries ask "which of these
@@ -151,7 +152,7 @@ export async function listCollections(
     offset: ((query.page ?? 1) - 1) * limit,
     descending: query.order === '-created_at',
   });
-  return { object: 'list', data_ref: 'data', data: rows.map(toCollectionObject), total };
+  return { object: 'list', data_ref: 'data', data: await readableRows(listing(deps, actor, 'products_collection'), rows, (some) => some.map(toCollectionObject)), total };
 }
 
 function memberObject(member: CollectionMember): CollectionProductListOut['data'][number] {
@@ -191,7 +192,8 @@ export async function listCollectionProducts(
     row.type === 'STATIC'
       ? await store.listStaticMembers(deps.db, actor.projectId, row.id, page)
       : await store.listFilteredProducts(deps.db, deps.dialect, actor.projectId, parseProductFilter(fromJson(row.filter, {})), page, deps.clock.now());
-  return { object: 'list', data_ref: 'data', data: members.map(memberObject), total };
+  const data = await readableRows(listing(deps, actor, 'product'), members, (some) => some.map(memberObject), (m) => (m.object === 'product' ? m.product.id : m.sku.id));
+  return { object: 'list', data_ref: 'data', data, total };
 }
 
 /**

@@ -53,6 +53,17 @@ export function assertTimezone(timezone: string): void {
   }
 }
 
+/** The canonical form of a BCP 47 language tag Intl knows (`en-gb` → `en-GB`), or a refusal naming it. */
+export function canonicalLocale(locale: string): string {
+  try {
+    const [canonical] = Intl.getCanonicalLocales(locale);
+    if (canonical !== undefined && Intl.DateTimeFormat.supportedLocalesOf([canonical]).length > 0) return canonical;
+  } catch {
+    // not a well-formed language tag: refused below
+  }
+  throw errors.invalidPayload(`Property .locale must be a language tag such as en-GB or de-DE, got '${locale}'`);
+}
+
 export function assertOrigins(origins: readonly string[]): string[] {
   return origins.map((origin) => {
     if (origin === '*') return origin;
@@ -111,6 +122,7 @@ export async function createProjectIn(
     name: input.name,
     description: input.description ?? '',
     timezone: input.timezone,
+    locale: input.locale === undefined || input.locale === null ? null : canonicalLocale(input.locale),
     currency: input.currency,
     dial_code: input.dial_code ?? null,
     webhook_version: input.webhook_version ?? 'v2024-01-01',
@@ -188,6 +200,7 @@ export async function updateProject(
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
       ...(input.timezone !== undefined ? { timezone: input.timezone } : {}),
+      ...(input.locale !== undefined ? { locale: input.locale === null ? null : canonicalLocale(input.locale) } : {}),
       ...(input.currency !== undefined ? { currency: input.currency } : {}),
       ...(input.dial_code !== undefined ? { dial_code: input.dial_code } : {}),
       ...(input.webhook_version !== undefined ? { webhook_version: input.webhook_version } : {}),

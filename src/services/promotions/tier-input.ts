@@ -3,8 +3,6 @@ import { errors } from '../../domain/errors.ts';
 import { checkFormula } from '../../domain/formulas/check.ts';
 import { validityProblem, type ValidityWindow } from '../../domain/validity/validity.ts';
 import type { PromotionTierCreateInput } from '../../api/promotions.ts';
-import { findCategory, findCategoryByName } from '../../store/categories.ts';
-import type { Executor } from '../../store/db.ts';
 import { toJson } from '../../store/json.ts';
 
 // Turns tier members as sent into what is stored, refusing a bad definition before anything is written
@@ -51,27 +49,4 @@ export function windowColumns(window: ValidityWindow) {
     validity_hours: window.validity_hours ? toJson(window.validity_hours) : null,
     recurring: hasRecurringLimit(window),
   };
-}
-
-/**
- * The category a tier names by `category_id` or by `category` (its name): its id, null when one of them
- * is sent as null, undefined when neither is sent. Unknown category: 404.
- */
-export async function resolveCategory(
-  db: Executor,
-  projectId: string,
-  input: { category?: string | null | undefined; category_id?: string | null | undefined },
-): Promise<string | null | undefined> {
-  if (input.category_id !== undefined && input.category_id !== null) {
-    const found = await findCategory(db, projectId, input.category_id);
-    if (!found) throw errors.notFound('category', input.category_id);
-    return found.id;
-  }
-  if (input.category !== undefined && input.category !== null) {
-    const found = await findCategoryByName(db, projectId, input.category);
-    if (!found) throw errors.notFound('category', input.category);
-    return found.id;
-  }
-  if (input.category_id === null || input.category === null) return null;
-  return undefined;
 }

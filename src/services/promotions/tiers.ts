@@ -27,12 +27,13 @@ import {
 import { stacksUsingTier } from '../../store/promotion-stacks.ts';
 import type { PromotionTiersTable } from '../../store/schema.ts';
 import type { Insertable, Updateable } from 'kysely';
+import { categoryIdOf } from '../catalog/categories.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { campaignObject, type CampaignObject } from '../campaigns/render.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { tierSummary } from './assignment-target.ts';
 import { availabilityAt } from './availability.ts';
-import { actionJson, checkWindow, resolveCategory, windowColumns } from './tier-input.ts';
+import { actionJson, checkWindow, windowColumns } from './tier-input.ts';
 import { assignRulesToTier, lockRules, ruleIdsOf, unassignRulesFromTier } from './tier-rules.ts';
 import { renderTier, renderTiers, type PromotionTierObject } from './tier-object.ts';
 
@@ -92,7 +93,7 @@ export async function createTiersInTransaction(
     const path = pathOf(index);
     checkWindow(input, path);
     const action = actionJson(input.action, path);
-    const categoryId = (await resolveCategory(tx, actor.projectId, input)) ?? null;
+    const categoryId = (await categoryIdOf(tx, deps, actor, input)) ?? null;
     await assertMetadata(tx, actor.projectId, 'promotion_tier', input.metadata);
     rulesPerTier.push(await lockRules(tx, actor.projectId, ruleIdsOf(input) ?? []));
     const hierarchy = input.hierarchy ?? highest + 1;
@@ -174,7 +175,7 @@ export async function updateTierById(deps: Deps, actor: Actor, id: string, input
     }
     if (input.hierarchy !== undefined) patch.hierarchy = input.hierarchy;
     if (input.active !== undefined) patch.active = input.active;
-    const categoryId = await resolveCategory(tx, actor.projectId, input);
+    const categoryId = await categoryIdOf(tx, deps, actor, input);
     if (categoryId !== undefined) patch.category_id = categoryId;
     const wanted = ruleIdsOf(input);
     const rules = wanted !== undefined ? await lockRules(tx, actor.projectId, wanted) : undefined;

@@ -10,12 +10,13 @@ import type { PublicationRow } from '../../store/publications.ts';
 import type { VoucherType } from '../../store/schema.ts';
 import { findVouchersByIds } from '../../store/voucher-list.ts';
 import { findLiveVoucherByCode, findLiveVoucherById, type VoucherRow } from '../../store/vouchers.ts';
-import { inTransaction, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, type Actor, type Deps } from '../context.ts';
 import { resolveCustomer } from '../customers/customers.ts';
 import { templateOf } from '../campaigns/campaign-input.ts';
 import { recordReferrer } from '../referrals/holders.ts';
 import { renderVoucherRow } from '../vouchers/vouchers.ts';
 import { publishVoucher, type Published } from './publish.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // `POST /v1/publications`, its query-string twin `GET /v1/publications/create`, and the publication list
 // (promotions reference 2.5). A publication names the customer (created by source_id when unknown) and
@@ -194,7 +195,7 @@ export async function listPublications(deps: Deps, actor: Actor, query: ListPubl
     dialect: deps.dialect,
     now: deps.clock.now(),
   });
-  return { object: 'list', data_ref: 'publications', publications: await renderListItems(deps, projectId, rows), total };
+  return { object: 'list', data_ref: 'publications', publications: await readableRows(listing(deps, actor, 'publication'), rows, (some) => renderListItems(deps, projectId, some)), total };
 }
 
 async function renderListItems(deps: Deps, projectId: string, rows: readonly PublicationRow[]): Promise<PublicationListItemOut[]> {

@@ -3,7 +3,7 @@ import { addIsoDuration, parseIsoDuration } from '../../domain/time/iso-duration
 import { addToVouchersCount, findLiveCampaignById, type CampaignRow } from '../../store/campaigns.ts';
 import type { Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
-import { toJson } from '../../store/json.ts';
+import { fromJson, toJson } from '../../store/json.ts';
 import { findProject } from '../../store/projects.ts';
 import { insertHolderIfAbsent } from '../../store/referrals.ts';
 import { claimUnpublishedVoucher, claimVoucher, findHeldVoucher, findPublicationBySourceId, insertPublication } from '../../store/publications.ts';
@@ -87,7 +87,7 @@ export async function publishVoucher(tx: Tx, deps: Deps, actor: Actor, request: 
             created_at: earlier.created_at,
             customer_id: earlier.customer_id,
             tracking_id: earlier.tracking_id,
-            metadata: JSON.parse(earlier.metadata) as Record<string, unknown>,
+            metadata: fromJson<Record<string, unknown>>(earlier.metadata, {}),
             channel: earlier.channel,
             source_id: earlier.source_id,
             result: 'SUCCESS',

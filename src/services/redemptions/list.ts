@@ -8,8 +8,9 @@ import { compileExportFilter } from '../../store/export-sql.ts';
 import { redemptionFilterFields } from '../../store/export-sources.ts';
 import { findRedemption, listRedemptions as listRows, type RedemptionSort } from '../../store/redemption-records.ts';
 import { findLiveVoucherByCode } from '../../store/vouchers.ts';
-import type { Actor, Deps } from '../context.ts';
+import { listing, type Actor, type Deps } from '../context.ts';
 import { renderRedemptions, type RedemptionRecord } from './records.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Redemption records and rollback records (seed 4.11, promotions reference 6.12): the project's list
 // with the vendor's query, one record by id, and one voucher's history. Pages are index walks over the
@@ -59,7 +60,7 @@ export async function listRedemptions(deps: Deps, actor: Actor, query: ListRedem
     ...(query.created_at?.after !== undefined ? { createdAfter: queryInstant(query.created_at.after) } : {}),
     ...(filter ? { filter: compileExportFilter(filter, deps.dialect, redemptionFilterFields(deps.dialect)) } : {}),
   });
-  return { object: 'list', data_ref: 'redemptions', redemptions: await renderRedemptions(deps.db, actor.projectId, rows), total };
+  return { object: 'list', data_ref: 'redemptions', redemptions: await readableRows(listing(deps, actor, 'redemption'), rows, (some) => renderRedemptions(deps.db, actor.projectId, some)), total };
 }
 
 /** `GET /v1/redemptions/{id}`: a redemption or rollback record, success or failure. */
@@ -100,6 +101,6 @@ export async function voucherRedemptions(deps: Deps, actor: Actor, code: string,
     url: `/v1/vouchers/${encodeURIComponent(voucher.code)}/redemptions?page=1&limit=10`,
     data_ref: 'redemption_entries',
     total,
-    redemption_entries: await renderRedemptions(deps.db, actor.projectId, rows),
+    redemption_entries: await readableRows(listing(deps, actor, 'redemption'), rows, (some) => renderRedemptions(deps.db, actor.projectId, some)),
   };
 }

@@ -1,6 +1,7 @@
 import type { CustomerObject } from '../../store/customers.ts';
 import type { Executor, Tx } from '../../store/db.ts';
 import { JsonText } from '../../lib/json-text.ts';
+import { UnreadableStoredJson } from '../../lib/unreadable-rows.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import { countCustomerRedemption, findRedemptionsByIds, insertRedemptions, type RedemptionRow } from '../../store/redemption-records.ts';
 import type { Actor } from '../context.ts';
@@ -105,6 +106,7 @@ interface RecordDocuments<Stored = never> {
  * members a parsed record would.
  */
 function storedDocumentsOfRow(row: RedemptionRow): RecordDocuments<JsonText> {
+  if (row.documents_valid !== 1) assertParses(row);
   return {
     metadata: storedJson(row.metadata, {}),
     order: storedJson(row.order_snapshot, null),
@@ -116,6 +118,22 @@ function storedDocumentsOfRow(row: RedemptionRow): RecordDocuments<JsonText> {
     gift: storedJson(row.gift, null),
     loyaltyCard: storedJson(row.loyalty_card, null),
   };
+}
+
+/**
+ * The answer copies the stored text unparsed, so a document that is not JSON would break the whole
+ * answer: unless the database vouched for them (RedemptionRow.documents_valid), they are parsed here,
+ * and one that does not parse throws as fromJson would (a list then leaves the record out).
+ */
+function assertParses(row: RedemptionRow): void {
+  for (const text of [row.metadata, row.channel, row.gift, row.loyalty_card, row.order_snapshot, row.customer_snapshot, row.voucher_snapshot, row.promotion_tier_snapshot, row.reward_snapshot]) {
+    if (!text) continue;
+    try {
+      JSON.parse(text);
+    } catch {
+      throw new UnreadableStoredJson(text);
+    }
+  }
 }
 
 /** As fromJson reads the column (typed as loosely), but a value other than null stays the stored text. */

@@ -42,7 +42,11 @@ export async function voucherSnapshots(
   const holders =
     holderIds.length === 0 ? [] : await db.selectFrom('customers').selectAll().where('project_id', '=', actor.projectId).where('id', 'in', holderIds).execute();
   const holderOf = new Map(holders.map((h) => [h.id, simpleCustomer(toCustomerObject(h))]));
-  for (const object of objects) out.set(object.id, withMembers(object, { holder: object.holder_id ? (holderOf.get(object.holder_id) ?? null) : null }));
+  for (const object of objects) {
+    // A voucher nobody holds has no `holder` (the vendor's schema allows no null there).
+    const holder = object.holder_id ? holderOf.get(object.holder_id) : undefined;
+    out.set(object.id, holder ? withMembers(object, { holder }) : object);
+  }
   return out;
 }
 

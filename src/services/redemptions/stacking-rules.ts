@@ -5,7 +5,8 @@ import type { Executor } from '../../store/db.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import { findProject } from '../../store/projects.ts';
 import * as store from '../../store/stacking-rules.ts';
-import { inTransaction, type Deps } from '../context.ts';
+import { inTransaction, listing, type Deps } from '../context.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // A project's stacking rules (promotions reference 6.6), managed through
 // `/management/v1/projects/{projectId}/stacking-rules`. A project has at most one set; without one the
@@ -77,7 +78,7 @@ export async function createStackingRules(deps: Deps, projectId: string, input: 
 export async function listStackingRules(deps: Deps, projectId: string): Promise<{ object: 'list'; data_ref: 'data'; data: StackingRulesObject[]; total: number }> {
   await requireProject(deps.db, projectId);
   const row = await store.findProjectStackingRules(deps.db, projectId);
-  const data = row ? [toObject(row)] : [];
+  const data = await readableRows(listing(deps, { projectId }, 'stacking_rules'), row ? [row] : [], (some) => some.map(toObject));
   return { object: 'list', data_ref: 'data', data, total: data.length };
 }
 

@@ -6,8 +6,9 @@ import type { Executor, Tx } from '../../store/db.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import { deleteHolder, findHolder, holderFilterFields, insertHolderIfAbsent, listHolders, type HolderRow } from '../../store/referrals.ts';
 import { findLiveVoucher, type VoucherRow } from '../../store/vouchers.ts';
-import { inTransaction, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, type Actor, type Deps } from '../context.ts';
 import { resolveCustomer } from '../customers/customers.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Holders of referral codes (vendor /v1/referrals/{campaignId}/members/{memberId}/holders and the form
 // without a campaign): the REFERRER is the customer the code was published to; REFEREEs are added here
@@ -136,8 +137,9 @@ export async function listCodeHolders(deps: Deps, actor: Actor, campaignRef: str
     dialect: deps.dialect,
     now: deps.clock.now(),
   });
-  const data = rows.map((row) => toHolderObject(row, voucher));
-  const last = data[data.length - 1];
+  const data = await readableRows(listing(deps, actor, 'redeemable_holder'), rows, (some) => some.map((row) => toHolderObject(row, voucher)));
+  // The next page continues after the last row read, shown or left out.
+  const last = rows[rows.length - 1];
   return { object: 'list', data_ref: 'data', data, total, has_more: hasMore, ...(hasMore && last ? { more_starting_after: last.id } : {}) };
 }
 

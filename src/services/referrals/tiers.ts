@@ -28,10 +28,11 @@ import {
 } from '../../store/referral-tiers.ts';
 import type { ReferralTiersTable, StoredReferralTierReward } from '../../store/schema.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { checkRewardCampaign } from './referral-program.ts';
 import { grantReward, simpleCustomer, type GrantedReward } from './rewards.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Referral tiers (a Punchcard extension: the vendor's v2018-08-01 API has no endpoints for them; its
 // dashboard configures them): the referrer rewards of a REFERRAL_PROGRAM campaign. A tier is earned when
@@ -169,7 +170,7 @@ export async function listTiersOfProgram(deps: Deps, actor: Actor, programRef: s
   const limit = query.limit ?? 10;
   const offset = ((query.page ?? 1) - 1) * limit;
   const { rows, total } = await listReferralTiers(deps.db, { projectId: actor.projectId, campaignId: program.id, limit, offset, order: query.order ?? 'conversions' });
-  return { object: 'list', data_ref: 'data', data: await renderTiers(deps.db, actor.projectId, rows), total, has_more: offset + rows.length < total };
+  return { object: 'list', data_ref: 'data', data: await readableRows(listing(deps, actor, 'referral_tier'), rows, (some) => renderTiers(deps.db, actor.projectId, some)), total, has_more: offset + rows.length < total };
 }
 
 /**

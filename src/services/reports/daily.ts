@@ -2,12 +2,15 @@ import { startOfLocalDay } from '../../domain/time/local-day.ts';
 import { localDate } from '../../domain/validity/validity.ts';
 import { errors } from '../../domain/errors.ts';
 import { findProject } from '../../store/projects.ts';
-import { countActiveCampaigns, pointsSlots, redemptionSlots } from '../../store/reports.ts';
+import { findLiveCampaign } from '../../store/campaigns.ts';
+import { codeCounts, countActiveCampaigns, pointsSlots, redemptionSlots, topCodes, type CodeCounts, type TopCode } from '../../store/reports.ts';
 import type { Deps } from '../context.ts';
 
 // The console's home figures (GET /v1/reports/daily, a Punchcard extension): per calendar day of the
 // project's time zone, the redemptions, the discount they still grant, and the loyalty points issued and
-// spent; and how many campaigns are active now. Read-only, computed from the records themselves.
+// spent; and how many campaigns are active now. Read-only, computed from the records themselves. With
+// `campaign_id` the figures are that campaign's alone, with its codes and most redeemed codes (the
+// campaign page's statistics).
 
 export const MAX_REPORT_DAYS = 366;
 
@@ -29,7 +32,10 @@ export interface DailyReport {
   active_campaigns: number;
   totals: Omit<DailyFigures, 'date'>;
   data: DailyFigures[];
+  campaign?: { id: string; name: string; codes: CodeCounts; top_codes: TopCode[] };
 }
+
+const TOP_CODES = 10;
 
 function nextDay(day: string): string {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];
@@ -47,9 +53,15 @@ function validDay(day: string): boolean {
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === day;
 }
 
-export async function dailyReport(deps: Deps, projectId: string, query: { start_date?: string | undefined; end_date?: string | undefined }): Promise<DailyReport> {
+export async function dailyReport(
+  deps: Deps,
+  projectId: string,
+  query: { start_date?: string | undefined; end_date?: string | undefined; campaign_id?: string | undefined },
+): Promise<DailyReport> {
   const project = await findProject(deps.db, projectId);
   if (!project) throw errors.notFound('project', projectId);
+  const campaign = query.campaign_id === undefined ? undefined : await findLiveCampaign(deps.db, projectId, query.campaign_id);
+  if (query.campaign_id !== undefined && !campaign) throw errors.notFound('campaign', query.campaign_id);
   const timezone = project.timezone;
   const now = deps.clock.now();
   const endDate = query.end_date ?? localDate(now, timezone);
@@ -76,7 +88,7 @@ export async function dailyReport(deps: Deps, projectId: string, query: { start_
   );
   // A slot is ten minutes long, so its start names its local day in any zone.
   const dayOf = (slot: string) => figures.get(localDate(new Date(`${slot}0:00.000Z`), timezone));
-  for (const slot of await redemptionSlots(deps.db, projectId, from, to)) {
+  for (const slot of await redemptionSlots(deps.db, projectId, from, to, campaign?.id)) {
     const day = dayOf(slot.slot);
     if (!day) continue;
     day.redemptions += slot.redeemed;
@@ -84,7 +96,7 @@ export async function dailyReport(deps: Deps, projectId: string, query: { start_
     day.rollbacks += slot.rolled_back;
     day.discount_amount += slot.discount;
   }
-  for (const slot of await pointsSlots(deps.db, projectId, from, to)) {
+  for (const slot of await pointsSlots(deps.db, projectId, from, to, campaign?.id)) {
     const day = dayOf(slot.slot);
     if (!day) continue;
     day.points_issued += slot.issued;
@@ -101,5 +113,15 @@ export async function dailyReport(deps: Deps, projectId: string, query: { start_
     active_campaigns: await countActiveCampaigns(deps.db, projectId, now.toISOString()),
     totals,
     data,
+    ...(campaign
+      ? {
+          campaign: {
+            id: campaign.id,
+            name: campaign.name,
+            codes: await codeCounts(deps.db, projectId, campaign.id),
+            top_codes: await topCodes(deps.db, projectId, campaign.id, from, to, TOP_CODES),
+          },
+        }
+      : {}),
   };
 }

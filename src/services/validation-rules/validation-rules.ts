@@ -22,7 +22,8 @@ import type { ValidationRulesTable } from '../../store/schema.ts';
 import { isUniqueViolation } from '../../store/sql-errors.ts';
 import * as store from '../../store/validation-rules.ts';
 import type { RuleSort, ValidationRuleRow } from '../../store/validation-rules.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Validation rule CRUD (promotions reference 5.1, 5.5). A definition is checked and normalised by the
 // rule language (src/domain/rules) before anything is written; the objects it names (collections,
@@ -255,7 +256,7 @@ export async function listRules(deps: Deps, actor: Actor, query: ListValidationR
     actor.projectId,
     rows.map((r) => r.id),
   );
-  return { object: 'list', data_ref: 'data', data: rows.map((r) => toRuleObject(r, counts.get(r.id) ?? 0)), total };
+  return { object: 'list', data_ref: 'data', data: await readableRows(listing(deps, actor, 'validation_rule'), rows, (some) => some.map((r) => toRuleObject(r, counts.get(r.id) ?? 0))), total };
 }
 
 // ---- assignments as objects ----

@@ -10,6 +10,8 @@ import type { VoucherRow } from '../../store/vouchers.ts';
 import type { Actor, Deps } from '../context.ts';
 import { createScopedExport } from '../exports/exports.ts';
 import { liveVoucherByCode } from './vouchers.ts';
+import { listing } from '../context.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // The balance transactions of one card, gift or loyalty (loyalty reference 2.7; promotions reference 2.1),
 // and of every card of one campaign: `GET /v1/vouchers/{code}/transactions` and
@@ -74,8 +76,9 @@ export async function listTransactionsOfCard(deps: Deps, actor: Actor, card: Vou
     ...(query.starting_after_id !== undefined ? { startingAfterId: query.starting_after_id } : {}),
     ...(filter ? { filter: { filter, dialect: deps.dialect, now: deps.clock.now() } } : {}),
   });
-  const data = rows.map(toTransactionObject);
-  const last = data[data.length - 1];
+  const data = await readableRows(listing(deps, actor, 'voucher_transaction'), rows, (some) => some.map(toTransactionObject));
+  // The next page continues after the last row read, shown or left out.
+  const last = rows[rows.length - 1];
   return { object: 'list', data_ref: 'data', data, has_more: hasMore, ...(hasMore && last ? { more_starting_after: last.id } : {}) };
 }
 
@@ -104,8 +107,8 @@ export async function listTransactionsOfCampaign(deps: Deps, actor: Actor, campa
     dialect: deps.dialect,
     now: deps.clock.now(),
   });
-  const data = rows.map(toTransactionObject);
-  const last = data.at(-1);
+  const data = await readableRows(listing(deps, actor, 'voucher_transaction'), rows, (some) => some.map(toTransactionObject));
+  const last = rows.at(-1);
   return { object: 'list', data_ref: 'data', data, has_more: hasMore, ...(hasMore && last ? { more_starting_after: last.id } : {}) };
 }
 

@@ -3,13 +3,14 @@ import type { ImportVoucherInput } from '../../api/vouchers.ts';
 import { businessError, errors } from '../../domain/errors.ts';
 import { yieldToRequests } from '../../lib/slices.ts';
 import { addToVouchersCount, findCampaignInAnyState, type CampaignRow } from '../../store/campaigns.ts';
-import { findCategory, findCategoryByName } from '../../store/categories.ts';
-import type { Executor, Tx } from '../../store/db.ts';
+import { findCategory } from '../../store/categories.ts';
+import type { Tx } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
 import { enqueueJob, recordJobProgress } from '../../store/jobs.ts';
 import { projectCodesAreCaseSensitive } from '../../store/projects.ts';
 import type { VouchersTable } from '../../store/schema.ts';
 import { codeKeyOf, codesInUse, insertVouchersSkippingTakenCodes } from '../../store/vouchers.ts';
+import { categoryIdNamedBy } from '../catalog/categories.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
 import { templateOf, type VoucherTemplate } from '../campaigns/campaign-input.ts';
 import { renderCampaign } from '../campaigns/render.ts';
@@ -20,9 +21,10 @@ import { codeBearingCampaign, projectCharset } from './vouchers.ts';
 // Bulk imports of vouchers with given codes (platform reference 8.3): `POST /v1/vouchers/import`
 // (standalone vouchers, VOUCHERS.IMPORT) and `POST /v1/campaigns/{id}/import` (into a campaign,
 // CAMPAIGN.VOUCHERS_IMPORT). The request checks every item (definitions, metadata, duplicate and existing
-// codes, categories) and refuses the whole import with a precise 400/404 before anything is written; the
-// worker then inserts the vouchers in chunks, one transaction each, recording progress so a resumed job
-// carries on where it stopped. A code taken by someone else in between is reported as a failed item.
+// codes, categories named by id) and refuses the whole import with a precise 400/404 before anything is
+// written; the worker then inserts the vouchers in chunks, one transaction each, recording progress so a
+// resumed job carries on where it stopped; a category named by a new name is created with its chunk. A
+// code taken by someone else in between is reported as a failed item.
 
 export const VOUCHERS_IMPORT_JOB = 'VOUCHERS.IMPORT';
 export const CAMPAIGN_IMPORT_JOB = 'CAMPAIGN.VOUCHERS_IMPORT';
@@ -48,31 +50,26 @@ function definitionsOf(items: readonly ImportVoucherInput[], template: VoucherTe
   return items.map((item, i) => voucherDefinition(item, template, charset, `[${offset + i}]`));
 }
 
-/** The category an item names (by id or name), or null / undefined when it names none. */
-function categoryNameOf(item: ImportVoucherInput): string | null | undefined {
-  return item.category_id !== undefined ? item.category_id : item.category;
+/** The category ids a chunk's items resolve to, by `id:` or `name:` and the value; undefined: no such id. */
+type CategoryMemo = Map<string, string | undefined>;
+
+/**
+ * The item's category id, as a voucher create resolves it (`category_id` wins; a new name in `category`
+ * creates the category in the chunk's transaction): null when it names none, the campaign's when it
+ * says nothing, undefined when its `category_id` names a category deleted since the request was checked.
+ */
+async function categoryOf(tx: Tx, deps: Deps, actor: Actor, item: ImportVoucherInput, campaign: CampaignRow | null, memo: CategoryMemo): Promise<string | null | undefined> {
+  const id = item.category_id;
+  if (id !== undefined && id !== null) return memoized(memo, `id:${id}`, async () => (await findCategory(tx, actor.projectId, id))?.id);
+  const name = item.category;
+  if (name !== undefined && name !== null) return memoized(memo, `name:${name}`, () => categoryIdNamedBy(tx, deps, actor, name));
+  if (id === null || name === null) return null;
+  return campaign?.category_id ?? null;
 }
 
-/** The categories the items name that exist, by the id or name the items use. */
-async function categoryIds(db: Executor, projectId: string, items: readonly ImportVoucherInput[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const looked = new Set<string>();
-  for (const item of items) {
-    const name = categoryNameOf(item);
-    if (name === undefined || name === null || looked.has(name)) continue;
-    looked.add(name);
-    const found = item.category_id !== undefined ? await findCategory(db, projectId, name) : await findCategoryByName(db, projectId, name);
-    if (found) out.set(name, found.id);
-  }
-  return out;
-}
-
-/** The item's category id; undefined when it names a category that does not exist. */
-function categoryOf(item: ImportVoucherInput, ids: Map<string, string>, campaign: CampaignRow | null): string | null | undefined {
-  const name = categoryNameOf(item);
-  if (name === undefined) return campaign?.category_id ?? null;
-  if (name === null) return null;
-  return ids.get(name);
+async function memoized(memo: CategoryMemo, key: string, load: () => Promise<string | undefined>): Promise<string | undefined> {
+  if (!memo.has(key)) memo.set(key, await load());
+  return memo.get(key);
 }
 
 /** Checks the whole import and enqueues it; answers the async action id. */
@@ -101,10 +98,13 @@ export async function importVouchers(deps: Deps, actor: Actor, campaignRef: stri
     }
     if (taken.length > 0) throw businessError('duplicate_key', 'Duplicate codes', { details: `Codes already exist in the project: ${taken.slice(0, 10).join(', ')}` });
 
-    const categories = await categoryIds(tx, actor.projectId, items);
+    // Categories named by id must exist; names are created as the chunks are imported.
+    const checked = new Set<string>();
     for (const item of items) {
-      const name = categoryNameOf(item);
-      if (name !== undefined && name !== null && !categories.has(name)) throw errors.notFound('category', name);
+      const id = item.category_id;
+      if (id === undefined || id === null || checked.has(id)) continue;
+      if (!(await findCategory(tx, actor.projectId, id))) throw errors.notFound('category', id);
+      checked.add(id);
     }
 
     const jobId = deps.ids.next('aa');
@@ -134,16 +134,16 @@ export async function importChunk(tx: Tx, deps: Deps, actor: Actor, jobId: strin
   const chunk = payload.items.slice(progress.next_index, progress.next_index + IMPORT_CHUNK);
   const template = campaign ? templateOf(campaign) : null;
   const definitions = definitionsOf(chunk, template, await projectCharset(tx, projectId), progress.next_index);
-  const categories = await categoryIds(tx, projectId, chunk);
+  const categories: CategoryMemo = new Map();
   const caseSensitive = await projectCodesAreCaseSensitive(tx, projectId);
   const now = deps.clock.now().toISOString();
   const failed: ImportProgress['failed'] = [];
   const rows: Array<Insertable<VouchersTable>> = [];
   for (const [i, item] of chunk.entries()) {
     const definition = definitions[i];
-    const categoryId = categoryOf(item, categories, campaign);
+    const categoryId = await categoryOf(tx, deps, actor, item, campaign, categories);
     if (!definition || categoryId === undefined) {
-      failed.push({ code: item.code, reason: `Category ${categoryNameOf(item) ?? ''} does not exist` });
+      failed.push({ code: item.code, reason: `Category ${item.category_id ?? ''} does not exist` });
       continue;
     }
     rows.push(newVoucherRow(deps, projectId, campaign?.id ?? null, definition, fieldsOf(item, categoryId), item.code, codeKeyOf(item.code, caseSensitive), now));

@@ -21,7 +21,8 @@ import { assignedRules, findRule } from '../../store/validation-rules.ts';
 import { binVoucher, listLiveVouchers, purgeVoucher, voucherFilterFields } from '../../store/voucher-list.ts';
 import { codeKey, codeKeyOf, findLiveVoucherByCode, findLiveVoucherById, findLiveVoucherByCodeWithDefinitions, insertVouchersSkippingTakenCodes, lockVoucherRow, updateLiveVoucher, type VoucherRow } from '../../store/vouchers.ts';
 import { withMembers } from '../../lib/objects.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { categoryIdOf } from '../catalog/categories.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
 import { templateOf } from '../campaigns/campaign-input.ts';
 import { checkValidity } from '../campaigns/campaign-input.ts';
 import { renderCampaign, type CampaignObject } from '../campaigns/render.ts';
@@ -31,6 +32,7 @@ import { assetLinker } from '../loyalty/card-assets.ts';
 import { assertMetadata } from '../metadata-schemas/metadata-schemas.ts';
 import { renderVouchers, type VoucherObject } from './render.ts';
 import { fieldsOf, newVoucherRow, voucherDefinition } from './voucher-input.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Vouchers one by one (promotions reference 2.1–2.3): standalone vouchers of the three types or vouchers
 // added to a campaign, read by code, listed with the vendor's filters, updated, enabled or disabled, and
@@ -60,26 +62,6 @@ export async function liveVoucherByCode(db: Executor, projectId: string, code: s
   const row = await findLiveVoucherByCode(db, projectId, code);
   if (!row) throw errors.notFound('voucher', code);
   return row;
-}
-
-/** Category given by id or by name (`category_id` wins); null clears it; undefined when neither was sent. */
-export async function resolveCategory(
-  db: Executor,
-  projectId: string,
-  input: { category?: string | null | undefined; category_id?: string | null | undefined },
-): Promise<string | null | undefined> {
-  if (input.category_id !== undefined && input.category_id !== null) {
-    const found = await findCategory(db, projectId, input.category_id);
-    if (!found) throw errors.notFound('category', input.category_id);
-    return found.id;
-  }
-  if (input.category !== undefined && input.category !== null) {
-    const found = (await findCategoryByName(db, projectId, input.category)) ?? (await findCategory(db, projectId, input.category));
-    if (!found) throw errors.notFound('category', input.category);
-    return found.id;
-  }
-  if (input.category_id === null || input.category === null) return null;
-  return undefined;
 }
 
 export async function projectCharset(db: Executor, projectId: string): Promise<string | null> {
@@ -177,7 +159,7 @@ export async function createVoucherIn(tx: Tx, deps: Deps, actor: Actor, pathCode
     throw errors.invalidPayload('Properties .campaign and .campaign_id name different campaigns');
   }
   const definition = voucherDefinition(input, campaign ? templateOf(campaign) : null, await projectCharset(tx, actor.projectId));
-  const categoryId = await resolveCategory(tx, actor.projectId, input);
+  const categoryId = await categoryIdOf(tx, deps, actor, input);
   for (const ruleId of rules) {
     if (!(await findRule(tx, actor.projectId, ruleId))) throw errors.notFound('validation_rules', ruleId);
   }
@@ -274,7 +256,7 @@ export async function listVouchers(deps: Deps, actor: Actor, query: ListVouchers
     dialect: deps.dialect,
     now: deps.clock.now(),
   });
-  return { object: 'list', data_ref: 'vouchers', vouchers: await renderVoucherRows(db, deps, projectId, rows), total };
+  return { object: 'list', data_ref: 'vouchers', vouchers: await readableRows(listing(deps, actor, 'voucher'), rows, (some) => renderVoucherRows(db, deps, projectId, some)), total };
 }
 
 /**
@@ -318,7 +300,7 @@ async function applyVoucherUpdate(tx: Tx, deps: Deps, actor: Actor, row: Voucher
     validity_hours: input.validity_hours !== undefined ? input.validity_hours : fromJson(row.validity_hours, null),
   };
   checkValidity(merged, '');
-  const categoryId = await resolveCategory(tx, actor.projectId, input);
+  const categoryId = await categoryIdOf(tx, deps, actor, input);
   if (input.metadata !== undefined) await assertMetadata(tx, actor.projectId, 'voucher', input.metadata);
   const now = deps.clock.now().toISOString();
   const changed = await updateLiveVoucher(tx, actor.projectId, row.id, {

@@ -24,7 +24,7 @@ import {
 } from '../../store/webhooks.ts';
 import { inTransaction, type Deps } from '../context.ts';
 import { expandEventData } from '../events/expand.ts';
-import { guardedTransport, TargetNotAllowedError, type Resolver, type WebhookTransport } from './transport.ts';
+import { ANSWER_BODY_LIMIT, DeliveryFailedError, guardedTransport, TargetNotAllowedError, type Resolver, type WebhookTransport } from './transport.ts';
 
 // The sender: claims due deliveries, POSTs the signed envelope to the webhook's target, and records the
 // outcome. Only the oldest unfinished delivery of a webhook is ever due (store/webhooks.ts), so a webhook
@@ -53,6 +53,32 @@ export interface AttemptRecord {
   response_status: number | null;
   error: string | null;
   duration_ms: number;
+  /** What was sent, without the signatures; absent from records written before the log kept it. */
+  request?: AttemptRequest;
+  /** The receiver's answer; absent when it did not answer. */
+  response?: AttemptResponse;
+}
+
+export interface AttemptRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  body_truncated: boolean;
+}
+
+export interface AttemptResponse {
+  headers: Record<string, string>;
+  body: string;
+  body_truncated: boolean;
+}
+
+/** Signature headers are secrets' products: the log shows that they were sent, not their values. */
+const WITHHELD_HEADERS = new Set(['x-voucherify-signature', 'x-punchcard-signature']);
+
+function loggedRequest(url: string, headers: Record<string, string>, body: string): AttemptRequest {
+  const shown = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, WITHHELD_HEADERS.has(name) ? '(withheld)' : value]));
+  const bytes = Buffer.from(body, 'utf8');
+  return { url, headers: shown, body: bytes.subarray(0, ANSWER_BODY_LIMIT).toString('utf8'), body_truncated: bytes.length > ANSWER_BODY_LIMIT };
 }
 
 /**
@@ -108,12 +134,13 @@ export function buildEnvelope(delivery: DeliveryRow, event: Selectable<EventsTab
 }
 
 /**
- * What the delivery log says about an attempt that got no HTTP answer. A refused connection, a reset, a
- * timeout, a TLS failure and a non-HTTP answer read alike: telling them apart (or naming the errno or the
- * address) would make the log a port scanner for whoever can set a target.
+ * What the delivery log says about an attempt that got no HTTP answer: the transport's reason (which
+ * names the kind of failure only for a public address: src/services/webhooks/transport.ts), else a
+ * generic one. The errno and the address are never named.
  */
 function describeFailure(error: unknown): string {
-  return error instanceof TargetNotAllowedError ? 'target address not allowed' : 'delivery failed';
+  if (error instanceof TargetNotAllowedError) return 'target address not allowed';
+  return error instanceof DeliveryFailedError ? error.reason : 'delivery failed';
 }
 
 export interface WebhookSenderOptions {
@@ -210,16 +237,24 @@ export class WebhookSender {
     let responseStatus: number | null = null;
     let error: string | null = null;
     let cause: unknown = undefined;
+    let answer: AttemptResponse | undefined;
     try {
       const response = await this.#transport({ url: webhook.target_url, headers, body, timeoutMs: this.#timeoutMs });
       responseStatus = response.status;
+      answer = { headers: response.headers ?? {}, body: response.body ?? '', body_truncated: response.bodyTruncated ?? false };
       if (response.status < 200 || response.status > 299) error = `answered HTTP ${response.status}`;
     } catch (failure) {
       error = describeFailure(failure);
       cause = failure;
     }
     const seconds = (performance.now() - started) / 1000;
-    const status = await this.#record(delivery, { responseStatus, error, durationMs: Math.round(seconds * 1000) });
+    const status = await this.#record(delivery, {
+      responseStatus,
+      error,
+      durationMs: Math.round(seconds * 1000),
+      request: loggedRequest(webhook.target_url, headers, body),
+      response: answer,
+    });
     const outcome = status === 'SUCCEEDED' ? 'succeeded' : status === 'FAILED' ? 'failed' : 'retry';
     webhookDeliveries.inc({ outcome });
     webhookLatency.observe({ outcome }, seconds);
@@ -239,7 +274,10 @@ export class WebhookSender {
     else this.#log?.warn(details, outcome === 'failed' ? `webhook delivery failed for good: ${error}` : `webhook attempt failed, will retry: ${error}`);
   }
 
-  async #record(delivery: DeliveryRow, result: { responseStatus: number | null; error: string | null; durationMs: number }): Promise<WebhookDeliveryStatus> {
+  async #record(
+    delivery: DeliveryRow,
+    result: { responseStatus: number | null; error: string | null; durationMs: number; request: AttemptRequest; response: AttemptResponse | undefined },
+  ): Promise<WebhookDeliveryStatus> {
     const deps = this.#deps;
     const now = deps.clock.now();
     const log = fromJson<AttemptRecord[]>(delivery.attempt_log, []);
@@ -251,6 +289,8 @@ export class WebhookSender {
       response_status: result.responseStatus,
       error: result.error,
       duration_ms: result.durationMs,
+      request: result.request,
+      ...(result.response ? { response: result.response } : {}),
     });
     let status: WebhookDeliveryStatus = 'PENDING';
     let nextAttemptAt: string | null = null;

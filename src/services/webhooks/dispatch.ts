@@ -1,4 +1,4 @@
-import { deliveredType, subscribedTypes } from '../../domain/webhooks/event-kinds.ts';
+import { deliveredType, subscribedTypes, WEBHOOK_TEST_EVENT } from '../../domain/webhooks/event-kinds.ts';
 import type { Tx } from '../../store/db.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 import {
@@ -101,6 +101,12 @@ function matchingWebhooks(entries: readonly LogEntry[], webhooks: readonly Webho
   const out: Array<{ entry: LogEntry; webhook: WebhookRow }> = [];
   for (const entry of entries) {
     const type = deliveredType(entry.type);
+    if (type === WEBHOOK_TEST_EVENT) {
+      // A test goes to the one webhook it was asked for, whatever that webhook subscribes to.
+      const target = byProject.get(entry.project_id)?.find(({ webhook }) => webhook.id === entry.entity_id);
+      if (target) out.push({ entry, webhook: target.webhook });
+      continue;
+    }
     for (const { webhook, types } of byProject.get(entry.project_id) ?? []) {
       // A webhook receives what happens from its creation on, not the history before it.
       if (types.has(type) && entry.created_at >= webhook.created_at) out.push({ entry, webhook });

@@ -4,10 +4,13 @@ import { AddressPolicy } from '../../lib/address-policy.ts';
 import type { Executor } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
 import { fromJson, toJson } from '../../store/json.ts';
-import { findProject, lockProjectRow } from '../../store/projects.ts';
+import { findProject, lockProjectRow, updateProject } from '../../store/projects.ts';
+import { newSecret } from '../../lib/secrets.ts';
+import { WEBHOOK_TEST_EVENT } from '../../domain/webhooks/event-kinds.ts';
 import * as store from '../../store/webhooks.ts';
-import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
+import { inTransaction, listing, makeEvent, type Actor, type Deps } from '../context.ts';
 import type { AttemptRecord } from './delivery.ts';
+import { readableRows } from '../../lib/unreadable-rows.ts';
 
 // Webhook configurations of the management API (seed 2.11, 4.4; platform reference 6.1) and the
 // delivery log, a Punchcard extension.
@@ -109,7 +112,7 @@ export async function createWebhook(deps: Deps, actor: ManagementActor, projectI
 
 export async function listWebhooks(deps: Deps, projectId: string) {
   await requireProject(deps.db, projectId);
-  const data = (await store.listWebhooks(deps.db, projectId, MAX_WEBHOOKS_PER_PROJECT)).map(toWebhookObject);
+  const data = await readableRows(listing(deps, { projectId }, 'webhook'), await store.listWebhooks(deps.db, projectId, MAX_WEBHOOKS_PER_PROJECT), (some) => some.map(toWebhookObject));
   return { object: 'list' as const, data_ref: 'data' as const, data, total: data.length };
 }
 
@@ -220,9 +223,11 @@ export async function listDeliveries(deps: Deps, projectId: string, webhookId: s
     afterSeq = cursor.event_seq;
   }
   const rows = await store.listDeliveries(deps.db, { projectId, webhookId, status: input.status, limit, descending, afterSeq });
-  const data = rows.slice(0, limit).map(toDeliveryObject);
+  const page = rows.slice(0, limit);
+  const data = await readableRows(listing(deps, { projectId }, 'webhook_delivery'), page, (some) => some.map(toDeliveryObject));
   const hasMore = rows.length > limit;
-  const last = data[data.length - 1];
+  // The next page continues after the last row read, shown or left out.
+  const last = page[page.length - 1];
   return {
     object: 'list' as const,
     data_ref: 'data' as const,
@@ -284,4 +289,41 @@ function parseInstant(value: string): string {
   const at = Date.parse(value);
   if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(at)) throw errors.invalidPayload(`Property .since must be a date-time such as 2026-01-31T00:00:00Z, got ${value}`);
   return new Date(at).toISOString();
+}
+
+/**
+ * `POST …/webhook-token/rotate` (Punchcard extension): a new signing secret for the project's deliveries.
+ * Every attempt from now on, retries of earlier deliveries included, is signed with it; receivers must be
+ * given the new one. The token itself is not in the event.
+ */
+export async function rotateWebhookToken(deps: Deps, actor: ManagementActor, projectId: string) {
+  return inTransaction(deps, async (tx) => {
+    await requireProject(tx, projectId);
+    const token = newSecret(40);
+    const now = deps.clock.now().toISOString();
+    if (!(await updateProject(tx, projectId, { webhook_token: token, updated_at: now }))) throw errors.notFound('project', projectId);
+    await appendEvents(tx, [makeEvent(deps, { ...actor, projectId }, { type: 'project.webhook_token.rotated', entityId: projectId, data: { project_id: projectId, rotated_at: now } })]);
+    return { object: 'webhook_token' as const, project_id: projectId, webhook_token: token };
+  });
+}
+
+/**
+ * `POST …/webhooks/{webhookId}/test` (Punchcard extension): appends a `webhook.test` event for this one
+ * webhook. The dispatcher and the sender deliver it like any event (signed, retried, in the delivery log),
+ * after whatever the webhook is still sending.
+ */
+export async function sendTestEvent(deps: Deps, actor: ManagementActor, projectId: string, webhookId: string) {
+  return inTransaction(deps, async (tx) => {
+    await requireProject(tx, projectId);
+    const row = await requireWebhook(tx, projectId, webhookId);
+    if (!row.active) throw errors.invalidPayload(`Webhook ${webhookId} is switched off: switch it on to send it a test event`);
+    const webhook = toWebhookObject(row);
+    const event = makeEvent(deps, { ...actor, projectId }, {
+      type: WEBHOOK_TEST_EVENT,
+      entityId: webhookId,
+      data: { test: true, message: 'A test event sent from Punchcard; nothing happened in the project.', webhook },
+    });
+    await appendEvents(tx, [event]);
+    return { object: 'webhook_test' as const, webhook_id: webhookId, event: { id: event.id, type: WEBHOOK_TEST_EVENT, created_at: event.createdAt } };
+  });
 }

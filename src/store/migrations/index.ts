@@ -30,6 +30,9 @@ import * as listCounts from './2026-11-27-0038-list-counts.ts';
 import * as redemptionIndexDiet from './2026-11-27-0039-redemption-index-diet.ts';
 import * as cockpitBranding from './2026-11-27-0040-cockpit-branding.ts';
 import * as countedRedemptionIndexes from './2026-11-27-0041-counted-redemption-indexes.ts';
+import * as accounts from './2026-11-27-0042-accounts.ts';
+import * as projectLocale from './2026-12-07-0043-project-locale.ts';
+import * as customerSearch from './2026-12-07-0044-customer-search.ts';
 
 // Every migration, in the order it runs (Kysely runs them sorted by name). Names are date-prefixed and
 // never change once released.
@@ -65,4 +68,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-0039-redemption-index-diet': redemptionIndexDiet,
   '2026-11-27-0040-cockpit-branding': cockpitBranding,
   '2026-11-27-0041-counted-redemption-indexes': countedRedemptionIndexes,
+  '2026-11-27-0042-accounts': accounts,
+  '2026-12-07-0043-project-locale': projectLocale,
+  '2026-12-07-0044-customer-search': customerSearch,
 };

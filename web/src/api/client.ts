@@ -2,27 +2,9 @@
 // Every change carries the session's CSRF token; an answer that is not 2xx becomes an ApiError holding
 // the API's own error body, so forms can show its `details` next to the field it names.
 
-export interface ErrorBody {
-  code: number;
-  key: string;
-  message: string;
-  details?: string;
-  request_id?: string;
-  retry_after?: number;
-}
+import { ApiError, type ErrorBody } from './errors.ts';
 
-export class ApiError extends Error {
-  readonly status: number;
-  readonly body: ErrorBody;
-  constructor(status: number, body: ErrorBody) {
-    super(body.details ?? body.message);
-    this.status = status;
-    this.body = body;
-  }
-  get key(): string {
-    return this.body.key;
-  }
-}
+export { ApiError, type ErrorBody };
 
 let csrfToken: string | null = null;
 const unauthorizedListeners = new Set<() => void>();
@@ -61,6 +43,9 @@ export function withQuery(path: string, query: Query = {}): string {
   return text === '' ? path : `${path}?${text}`;
 }
 
+/** Routes whose 401 is about the password or the link sent, not about a session that ended. */
+const LINK_OR_SIGN_IN = /^\/console\/v1\/(session|setup|invitation|password-reset)(\/|$)/;
+
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -87,7 +72,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
       parsed && typeof parsed === 'object' && 'key' in parsed
         ? (parsed as ErrorBody)
         : { code: response.status, key: 'unexpected_answer', message: `The server answered ${response.status}`, details: text.slice(0, 200) };
-    if (response.status === 401 && !path.startsWith('/console/v1/session')) for (const listener of unauthorizedListeners) listener();
+    if (response.status === 401 && !LINK_OR_SIGN_IN.test(path)) for (const listener of unauthorizedListeners) listener();
     if (response.status === 403 && errorBody.key === 'missing_required_permission' && method !== 'GET') for (const listener of refusedListeners) listener();
     throw new ApiError(response.status, errorBody);
   }

@@ -1,4 +1,4 @@
-import { ApiError } from './client.ts';
+import { ApiError } from './errors.ts';
 
 // The API names the member a validation error concerns in its `details` ("Property .discount.amount_off
 // should be integer", "Payload should have required property 'name'"). A form asks which of its fields
@@ -38,4 +38,15 @@ export function fieldOfError(error: unknown, fields: Record<string, string>): st
 export function messageOf(error: unknown): string {
   if (error instanceof ApiError) return error.body.details ?? error.body.message;
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The message shown beside the field an error names: the field's label already says which member it is,
+ * so "Property .password must have at least 10 characters" reads "Must have at least 10 characters".
+ */
+export function fieldMessageOf(error: unknown): string {
+  const message = messageOf(error);
+  if (/^Payload should have required property/.test(message) || /^Property \S+ should have required property/.test(message)) return 'Required';
+  const rest = /^Property \.[\w.[\]…-]+ (.+)$/s.exec(message)?.[1];
+  return rest === undefined ? message : rest.charAt(0).toUpperCase() + rest.slice(1);
 }

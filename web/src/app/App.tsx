@@ -1,6 +1,6 @@
 import { Alert, Center, Loader } from '@mantine/core';
 import { Navigate, Route, Routes, useLocation } from 'react-router';
-import { InvitationPage, SetupPage, SignInPage } from '../pages/auth.tsx';
+import { InvitationPage, PasswordResetPage, SetupPage, SignInPage } from '../pages/auth.tsx';
 import { Layout } from './Layout.tsx';
 import { NAVIGATION, SCREENS, type Screen } from './screens.tsx';
 import { useCan, useSession } from './session.tsx';
@@ -41,6 +41,7 @@ export function App() {
       <Route path="/sign-in" element={<SignInPage />} />
       <Route path="/setup" element={<SetupPage />} />
       <Route path="/invitation" element={<InvitationPage />} />
+      <Route path="/password-reset" element={<PasswordResetPage />} />
       <Route
         element={
           <RequireSession>

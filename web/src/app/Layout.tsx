@@ -5,6 +5,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { NavLink as RouterLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/client.ts';
 import { messageOf } from '../api/field-errors.ts';
+import { GlobalSearch } from '../components/GlobalSearch.tsx';
 import { NAVIGATION } from './screens.tsx';
 import { SESSION_KEY, useAdoptSession, useCan, useSession, type ConsoleSession } from './session.tsx';
 
@@ -59,25 +60,31 @@ export function Layout() {
               </Text>
             )}
           </Group>
-          <Menu position="bottom-end" withinPortal>
-            <Menu.Target>
-              <UnstyledButton aria-label="Account">
-                <Group gap={6} wrap="nowrap">
-                  <Text size="sm" visibleFrom="xs" truncate maw={200}>
-                    {session.user.email}
-                  </Text>
-                  <Badge variant="light" data-testid="role">{session.role}</Badge>
-                </Group>
-              </UnstyledButton>
-            </Menu.Target>
-            <Menu.Dropdown>
-              <Menu.Label>{session.user.email}</Menu.Label>
-              <Menu.Item onClick={() => void signOut(false)}>Sign out</Menu.Item>
-              <Menu.Item color="red" onClick={() => void signOut(true)}>
-                Sign out everywhere
-              </Menu.Item>
-            </Menu.Dropdown>
-          </Menu>
+          <Group gap="xs" wrap="nowrap">
+            <GlobalSearch />
+            <Menu position="bottom-end" withinPortal>
+              <Menu.Target>
+                <UnstyledButton aria-label="Account">
+                  <Group gap={6} wrap="nowrap">
+                    <Text size="sm" visibleFrom="xs" truncate maw={200}>
+                      {session.user.email}
+                    </Text>
+                    <Badge variant="light" data-testid="role">{session.role}</Badge>
+                  </Group>
+                </UnstyledButton>
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Label>{session.user.email}</Menu.Label>
+                <Menu.Item component={RouterLink} to="/account" onClick={close}>
+                  Your account and password
+                </Menu.Item>
+                <Menu.Item onClick={() => void signOut(false)}>Sign out</Menu.Item>
+                <Menu.Item color="red" onClick={() => void signOut(true)}>
+                  Sign out everywhere
+                </Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
+          </Group>
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Sections">

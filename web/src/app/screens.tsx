@@ -1,4 +1,5 @@
 import { CampaignDetailPage } from '../pages/campaigns/detail.tsx';
+import { CampaignEditPage } from '../pages/campaigns/edit.tsx';
 import { CampaignsPage } from '../pages/campaigns/list.tsx';
 import { NewCampaignPage } from '../pages/campaigns/new.tsx';
 import { NewGiftCampaignPage, NewLoyaltyCampaignPage, NewReferralCampaignPage } from '../pages/campaigns/new-code-campaigns.tsx';
@@ -8,8 +9,24 @@ import { HomePage } from '../pages/home.tsx';
 import { CustomerPage, CustomersPage } from '../pages/customers/customers.tsx';
 import { LoyaltyProgramsPage } from '../pages/loyalty/list.tsx';
 import { LoyaltyProgramPage } from '../pages/loyalty/program.tsx';
+import { OrderPage } from '../pages/orders/detail.tsx';
+import { OrdersPage } from '../pages/orders/list.tsx';
+import { CollectionPage, CollectionsPage } from '../pages/products/collections.tsx';
+import { ProductPage } from '../pages/products/product.tsx';
+import { ProductsPage } from '../pages/products/products.tsx';
 import { RedemptionsPage } from '../pages/redemptions/list.tsx';
+import { AccountPage } from '../pages/settings/account.tsx';
 import { SettingsPage } from '../pages/settings/settings.tsx';
+import { ConsentsPage } from '../pages/consents/consents.tsx';
+import { MetadataSchemaPage, NewMetadataSchemaPage } from '../pages/metadata-schemas/editor.tsx';
+import { MetadataSchemasPage } from '../pages/metadata-schemas/list.tsx';
+import { SegmentPage } from '../pages/segments/detail.tsx';
+import { SegmentsPage } from '../pages/segments/list.tsx';
+import { NewSegmentPage } from '../pages/segments/new.tsx';
+import { ConfigurePage } from '../pages/configure/configure.tsx';
+import { EditValidationRulePage, NewValidationRulePage } from '../pages/validation-rules/editor.tsx';
+import { ValidationRulePage } from '../pages/validation-rules/detail.tsx';
+import { ValidationRulesPage } from '../pages/validation-rules/list.tsx';
 import { WebhooksPage } from '../pages/webhooks/webhooks.tsx';
 import { VoucherPage, VouchersPage } from '../pages/vouchers/list.tsx';
 
@@ -20,7 +37,7 @@ import { VoucherPage, VouchersPage } from '../pages/vouchers/list.tsx';
 export interface Screen {
   path: string;
   element: React.ReactNode;
-  needs?: readonly ['GET' | 'POST', string];
+  needs?: readonly ['GET' | 'POST' | 'PUT' | 'DELETE', string];
 }
 
 const CREATES_CAMPAIGN = ['POST', '/v1/campaigns'] as const;
@@ -34,16 +51,37 @@ export const SCREENS: Screen[] = [
   { path: '/campaigns/new/loyalty', element: <NewLoyaltyCampaignPage />, needs: CREATES_CAMPAIGN },
   { path: '/campaigns/new/referral', element: <NewReferralCampaignPage />, needs: CREATES_CAMPAIGN },
   { path: '/campaigns/:campaignId', element: <CampaignDetailPage /> },
+  { path: '/campaigns/:campaignId/edit', element: <CampaignEditPage />, needs: ['PUT', '/v1/campaigns/:campaignId'] },
   { path: '/vouchers', element: <VouchersPage /> },
   { path: '/vouchers/:code', element: <VoucherPage /> },
   { path: '/customers', element: <CustomersPage /> },
   { path: '/customers/:customerId', element: <CustomerPage /> },
   { path: '/redemptions', element: <RedemptionsPage /> },
+  { path: '/orders', element: <OrdersPage /> },
+  { path: '/orders/:orderId', element: <OrderPage /> },
+  { path: '/products', element: <ProductsPage /> },
+  { path: '/products/collections', element: <CollectionsPage /> },
+  { path: '/products/collections/:collectionId', element: <CollectionPage /> },
+  { path: '/products/:productId', element: <ProductPage /> },
   { path: '/loyalty', element: <LoyaltyProgramsPage /> },
   { path: '/loyalty/:campaignId', element: <LoyaltyProgramPage /> },
+  { path: '/validation-rules', element: <ValidationRulesPage />, needs: ['GET', '/v1/validation-rules'] },
+  { path: '/validation-rules/new', element: <NewValidationRulePage />, needs: ['POST', '/v1/validation-rules'] },
+  { path: '/validation-rules/:ruleId', element: <ValidationRulePage />, needs: ['GET', '/v1/validation-rules'] },
+  { path: '/validation-rules/:ruleId/edit', element: <EditValidationRulePage />, needs: ['GET', '/v1/validation-rules'] },
+  { path: '/segments', element: <SegmentsPage />, needs: ['GET', '/v1/segments'] },
+  { path: '/segments/new', element: <NewSegmentPage />, needs: ['POST', '/v1/segments'] },
+  { path: '/segments/:segmentId', element: <SegmentPage />, needs: ['GET', '/v1/segments'] },
+  { path: '/metadata-schemas', element: <MetadataSchemasPage />, needs: ['GET', '/management/v1/projects/:projectId/metadata-schemas'] },
+  { path: '/metadata-schemas/new', element: <NewMetadataSchemaPage />, needs: ['POST', '/management/v1/projects/:projectId/metadata-schemas'] },
+  { path: '/metadata-schemas/:schemaId', element: <MetadataSchemaPage />, needs: ['GET', '/management/v1/projects/:projectId/metadata-schemas'] },
+  { path: '/consents', element: <ConsentsPage />, needs: ['GET', '/management/v1/projects/:projectId/consents'] },
+  { path: '/configure', element: <ConfigurePage />, needs: ['GET', '/v1/segments'] },
   { path: '/exports', element: <ExportsPage />, needs: ['GET', '/v1/exports'] },
   { path: '/webhooks', element: <WebhooksPage />, needs: ['GET', '/management/v1/projects/:projectId/webhooks'] },
   { path: '/settings', element: <SettingsPage />, needs: ['GET', '/management/v1/projects/:projectId'] },
+  // Every role has an account (the header's account menu leads here).
+  { path: '/account', element: <AccountPage /> },
 ];
 
 export const NAVIGATION: Array<{ to: string; label: string; route: string }> = [
@@ -52,7 +90,11 @@ export const NAVIGATION: Array<{ to: string; label: string; route: string }> = [
   { to: '/vouchers', label: 'Vouchers', route: '/v1/vouchers' },
   { to: '/customers', label: 'Customers', route: '/v1/customers' },
   { to: '/redemptions', label: 'Redemptions', route: '/v1/redemptions' },
+  { to: '/orders', label: 'Orders', route: '/v1/orders' },
+  { to: '/products', label: 'Products', route: '/v1/products' },
   { to: '/loyalty', label: 'Loyalty', route: '/v1/loyalties' },
+  { to: '/validation-rules', label: 'Rules', route: '/v1/validation-rules' },
+  { to: '/configure', label: 'Setup', route: '/v1/segments' },
   { to: '/exports', label: 'Exports', route: '/v1/exports' },
   { to: '/webhooks', label: 'Webhooks', route: '/management/v1/projects/:projectId/webhooks' },
   { to: '/settings', label: 'Settings', route: '/management/v1/projects/:projectId' },

@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo } from 'react';
 import { api, ApiError, onRoleRefused, onUnauthorized, setCsrfToken } from '../api/client.ts';
+import { setProjectConventions } from '../components/format.ts';
 
 // The signed-in session (GET /console/v1/session). It lists what the user's role may call (`permissions`,
 // which the server works out from the table it enforces on every request, src/domain/auth/roles.ts), and the
@@ -9,7 +10,7 @@ import { api, ApiError, onRoleRefused, onUnauthorized, setCsrfToken } from '../a
 export interface ConsoleSession {
   object: 'console_session';
   user: { id: string; login: string; email: string; first_name: string | null; last_name: string | null; is_owner: boolean };
-  project: { id: string; name: string };
+  project: { id: string; name: string; timezone: string; locale: string | null };
   role: 'ADMIN' | 'USER' | 'VIEWER' | 'MERCHANT';
   projects: Array<{ id: string; name: string; role: string }>;
   csrf_token: string;
@@ -28,6 +29,7 @@ export function useSession() {
       try {
         const session = await api<ConsoleSession>('GET', '/console/v1/session');
         setCsrfToken(session.csrf_token);
+        setProjectConventions(session.project);
         return session;
       } catch (error) {
         if (error instanceof ApiError && error.status === 401) return null;
@@ -48,6 +50,7 @@ export function useAdoptSession() {
   const client = useQueryClient();
   return (session: ConsoleSession) => {
     setCsrfToken(session.csrf_token);
+    setProjectConventions(session.project);
     client.clear();
     client.setQueryData(SESSION_KEY, session);
   };

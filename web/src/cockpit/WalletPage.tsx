@@ -1,7 +1,8 @@
 import { Alert, Badge, Button, Card, CopyButton, Divider, Group, Image, Progress, Stack, Text, Title, UnstyledButton } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
-import { CockpitError, cockpitApi, intentKey, type Brand, type Discount, type LoyaltyCard, type Reward, type Transaction, type Wallet } from './api.ts';
+import { CockpitError, cockpitApi, intentKey, type Brand, type Discount, type HistoryPage, type LoyaltyCard, type Reward, type Transaction, type Wallet } from './api.ts';
+import { CouponTerms } from './CouponTerms.tsx';
 import { LinkError, Loading, Shell } from './Shell.tsx';
 
 // The wallet: loyalty cards (balance, pending points, next expiry, tier and progress, rewards to redeem,
@@ -36,6 +37,8 @@ const TRANSACTION_NAMES: Record<string, string> = {
   POINTS_TRANSFER_IN: 'Points received',
   POINTS_TRANSFER_OUT: 'Points transferred',
   POINTS_CANCELLATION: 'Points cancelled',
+  PENDING_POINTS_ACTIVATION: 'Pending points added',
+  OPENING_BALANCE: 'Starting points',
 };
 
 function validity(from: string | null, until: string | null): string | null {
@@ -158,44 +161,49 @@ function RewardRow({ card, reward, brand }: { card: LoyaltyCard; reward: Reward;
   );
 }
 
+/**
+ * The card's history, newest first, each change with the balance it left. A page that does not reach the
+ * card's start says what the balance was before its oldest entry, so what is shown always adds up.
+ */
 function History({ card }: { card: LoyaltyCard }) {
-  const [extra, setExtra] = useState<Transaction[]>([]);
-  const [after, setAfter] = useState<string | null>(card.transactions.length >= 20 ? (card.transactions.at(-1)?.id ?? null) : null);
+  const [pages, setPages] = useState<HistoryPage[]>([]);
+  const last = pages.at(-1) ?? card.history;
   const more = useMutation({
-    mutationFn: (from: string) =>
-      cockpitApi<{ data: Transaction[]; has_more: boolean; more_starting_after: string | null }>(
-        'GET',
-        `/cards/${encodeURIComponent(card.code)}/transactions?starting_after_id=${encodeURIComponent(from)}`,
-      ),
-    onSuccess: (page) => {
-      setExtra((e) => [...e, ...page.data]);
-      setAfter(page.has_more ? page.more_starting_after : null);
-    },
+    mutationFn: (from: string) => cockpitApi<HistoryPage>('GET', `/cards/${encodeURIComponent(card.code)}/transactions?starting_after_id=${encodeURIComponent(from)}`),
+    onSuccess: (page) => setPages((p) => [...p, page]),
   });
-  const rows = [...card.transactions, ...extra];
+  const rows: Transaction[] = [...card.history.data, ...pages.flatMap((p) => p.data)];
   if (rows.length === 0) return <Text c="dimmed">No points activity yet.</Text>;
   return (
-    <Stack gap={8}>
+    <Stack gap={8} data-testid="history">
       {rows.map((t) => (
-        <Group key={t.id} justify="space-between" wrap="nowrap">
-          <div>
+        <Group key={t.id} justify="space-between" wrap="nowrap" align="flex-start" data-entry={t.type}>
+          <div style={{ minWidth: 0 }}>
             <Text size="sm">{t.reason || TRANSACTION_NAMES[t.type] || t.type}</Text>
             <Text size="xs" c="dimmed">
               {new Date(t.created_at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}
             </Text>
           </div>
-          {t.points !== null && (
+          <div style={{ textAlign: 'right', flexShrink: 0 }}>
             <Text size="sm" fw={600} c={t.points < 0 ? 'red.7' : 'green.7'}>
               {t.points > 0 ? '+' : ''}
               {t.points.toLocaleString()}
             </Text>
-          )}
+            <Text size="xs" c="dimmed">
+              Balance {t.balance_after.toLocaleString()}
+            </Text>
+          </div>
         </Group>
       ))}
-      {after && (
-        <Button variant="subtle" size="xs" onClick={() => more.mutate(after)} loading={more.isPending}>
-          Show older
-        </Button>
+      {last.has_more && (
+        <>
+          <Text size="xs" c="dimmed" data-testid="balance-before">
+            Balance before these: {points(last.balance_before)}
+          </Text>
+          <Button variant="subtle" size="xs" onClick={() => last.more_starting_after && more.mutate(last.more_starting_after)} loading={more.isPending}>
+            Show older
+          </Button>
+        </>
       )}
     </Stack>
   );
@@ -306,7 +314,7 @@ export function WalletPage() {
         {vouchers.length > 0 && (
           <Section title="Coupons">
             {vouchers.map((v) => (
-              <Card key={v.code} withBorder padding="md">
+              <Card key={v.code} withBorder padding="md" data-coupon={v.code}>
                 <Stack gap="xs">
                   <Group justify="space-between" wrap="nowrap">
                     <Text fw={700} size="lg" style={{ color: brand.accent_color }}>
@@ -320,6 +328,7 @@ export function WalletPage() {
                     </Text>
                   )}
                   {validity(v.start_date, v.expiration_date) && <Text size="sm">{validity(v.start_date, v.expiration_date)}</Text>}
+                  <CouponTerms terms={v} shop={brand.name} />
                   <CodeBlock code={v.code} qr={v.qr_url} barcode={v.barcode_url} />
                 </Stack>
               </Card>

@@ -87,10 +87,36 @@ export interface Reward {
 
 export interface Transaction {
   id: string;
+  /** A ledger transaction type, or OPENING_BALANCE: the points the card started with. */
   type: string;
   reason: string | null;
-  points: number | null;
+  points: number;
+  balance_after: number;
   created_at: string;
+}
+
+/** One page of a card's history, newest first; the balance before its oldest entry lets it add up. */
+export interface HistoryPage {
+  data: Transaction[];
+  balance_before: number;
+  has_more: boolean;
+  more_starting_after: string | null;
+}
+
+/** One validation rule's terms as the customer may read them (the conditions in the rule's wire form). */
+export interface CouponRule {
+  rules: Record<string, unknown> | null;
+  more_conditions: boolean;
+  applies_to: string[];
+  excluded: string[];
+}
+
+export interface CouponTerms {
+  validity_timeframe: { interval?: string; duration?: string } | null;
+  validity_day_of_week: number[] | null;
+  validity_hours: { daily?: Array<{ start_time?: string; expiration_time?: string; days_of_week?: number[] }> } | null;
+  uses_left: number | null;
+  conditions: CouponRule[];
 }
 
 export interface LoyaltyCard extends Coded {
@@ -103,7 +129,7 @@ export interface LoyaltyCard extends Coded {
   tier_points: number;
   next_tier: { name: string; from: number; points_needed: number } | null;
   rewards: Reward[];
-  transactions: Transaction[];
+  history: HistoryPage;
 }
 
 export interface Discount {
@@ -119,7 +145,7 @@ export interface Wallet {
   brand: Brand;
   customer: { name: string | null; email: string | null };
   loyalty_cards: LoyaltyCard[];
-  vouchers: Array<Coded & { discount: Discount | null; status: string }>;
+  vouchers: Array<Coded & CouponTerms & { discount: Discount | null; status: string }>;
   gift_cards: Array<Coded & { amount: number; balance: number; status: string }>;
   referrals: { codes: Array<{ code: string; campaign: string | null; share_url: string | null; status: string }>; friends_joined: number };
 }

@@ -1,4 +1,5 @@
 import { Button, Group, Text } from '@mantine/core';
+import { count as formatCount } from './format.ts';
 
 /** Pages through an API list (`page` and `limit` query members); never loads a whole table. */
 export function Pager({ page, limit, count, total, hasMore, onPage }: { page: number; limit: number; count: number; total: number | null; hasMore?: boolean; onPage: (page: number) => void }) {
@@ -7,7 +8,7 @@ export function Pager({ page, limit, count, total, hasMore, onPage }: { page: nu
   return (
     <Group justify="space-between" mt="sm">
       <Text size="sm" c="dimmed">
-        {total !== null ? `${total.toLocaleString()} in all` : `${count} shown`}
+        {total !== null ? `${formatCount(total)} in all` : `${count} shown`}
         {last !== null && ` · page ${page} of ${last}`}
       </Text>
       <Group gap="xs">

@@ -1,7 +1,7 @@
 import { Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { useState } from 'react';
-import { fieldOfError, messageOf } from '../api/field-errors.ts';
+import { fieldOfError, fieldMessageOf } from '../api/field-errors.ts';
 import { ErrorAlert } from './ErrorAlert.tsx';
 import { notifyDone, notifyFailed } from './notify.ts';
 
@@ -22,7 +22,7 @@ export function useFormSubmit<F extends Record<string, string>>(fields: F) {
     error,
     setError,
     busy,
-    errorFor: (name: keyof F & string) => (field === name ? messageOf(error) : undefined),
+    errorFor: (name: keyof F & string) => (field === name ? fieldMessageOf(error) : undefined),
     formError: error !== null && field === null ? error : null,
     submit: (action: () => Promise<void>) => async (event?: React.FormEvent) => {
       event?.preventDefault();

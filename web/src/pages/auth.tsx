@@ -1,12 +1,13 @@
 import { Alert, Anchor, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { api, ApiError } from '../api/client.ts';
-import { fieldOfError, messageOf } from '../api/field-errors.ts';
+import { fieldOfError, fieldMessageOf, messageOf } from '../api/field-errors.ts';
 import { useAdoptSession, useSession, type ConsoleSession } from '../app/session.tsx';
 
-// Signing in, creating the first admin with the link `punchcard start` printed, and accepting an
-// invitation. Link tokens travel in the URL fragment, which browsers never send to servers or proxies.
+// Signing in, creating the first admin with the link `punchcard start` printed, accepting an
+// invitation, and setting a new password with a reset link. Link tokens travel in the URL fragment, which browsers never send to servers or proxies.
 
 function Frame({ title, children }: { title: string; children: React.ReactNode }) {
   return (
@@ -20,6 +21,42 @@ function Frame({ title, children }: { title: string; children: React.ReactNode }
         </Stack>
       </Paper>
     </Center>
+  );
+}
+
+/**
+ * A new password typed twice, with the server's refusal: under the password when it names that field,
+ * otherwise as an alert below both (the invitation and reset pages).
+ */
+function NewPasswordFields(props: {
+  label: string;
+  description: string;
+  password: string;
+  repeat: string;
+  onPassword: (value: string) => void;
+  onRepeat: (value: string) => void;
+  error: unknown;
+  field: string | null;
+}) {
+  const { error, field } = props;
+  return (
+    <>
+      <PasswordInput
+        label={props.label}
+        description={props.description}
+        autoComplete="new-password"
+        required
+        value={props.password}
+        onChange={(e) => props.onPassword(e.currentTarget.value)}
+        error={field === 'password' ? fieldMessageOf(error) : undefined}
+      />
+      <PasswordInput label="Repeat it" autoComplete="new-password" required value={props.repeat} onChange={(e) => props.onRepeat(e.currentTarget.value)} />
+      {error !== null && field === null && (
+        <Alert color="red" role="alert">
+          {messageOf(error)}
+        </Alert>
+      )}
+    </>
   );
 }
 
@@ -85,7 +122,7 @@ export function SignInPage() {
             {wait > 0 ? `Wait ${wait} s` : 'Sign in'}
           </Button>
           <Text size="xs" c="dimmed">
-            First start? <code>punchcard start</code> prints a one-time link that creates the first admin. Forgot your password? Ask an ADMIN for a new invitation.
+            First start? <code>punchcard start</code> prints a one-time link that creates the first admin. Forgot your password? Ask an ADMIN for a password reset link; if no ADMIN can sign in, the operator prints one with <code>punchcard users reset-password</code>.
           </Text>
         </Stack>
       </form>
@@ -98,6 +135,7 @@ export function SetupPage() {
   const location = useLocation();
   const adopt = useAdoptSession();
   const token = tokenFromHash(location.hash);
+  const setup = useQuery({ queryKey: ['console-setup'], queryFn: () => api<{ needed: boolean }>('GET', '/console/v1/setup') });
   const [form, setForm] = useState({ email: '', password: '', first_name: '', last_name: '' });
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -118,6 +156,18 @@ export function SetupPage() {
     }
   };
 
+  // A used link would otherwise show the form again and refuse it only after the admin typed everything.
+  if (setup.data && !setup.data.needed) {
+    return (
+      <Frame title="Create the first admin">
+        <Alert color="orange" role="alert" title="This link has been used">
+          The first admin exists already, so setup links no longer work. Sign in with that account; a forgotten
+          password is reset with <code>punchcard users reset-password</code>.
+        </Alert>
+        <Anchor href="/dashboard/sign-in">Sign in</Anchor>
+      </Frame>
+    );
+  }
   if (token === '') {
     return (
       <Frame title="Create the first admin">
@@ -133,7 +183,7 @@ export function SetupPage() {
       </Text>
       <form onSubmit={(e) => void submit(e)}>
         <Stack>
-          <TextInput label="E-mail" type="email" autoComplete="username" required value={form.email} onChange={set('email')} error={field === 'email' ? messageOf(error) : undefined} />
+          <TextInput label="E-mail" type="email" autoComplete="username" required value={form.email} onChange={set('email')} error={field === 'email' ? fieldMessageOf(error) : undefined} />
           <PasswordInput
             label="Password"
             description="At least 10 characters"
@@ -141,7 +191,7 @@ export function SetupPage() {
             required
             value={form.password}
             onChange={set('password')}
-            error={field === 'password' ? messageOf(error) : undefined}
+            error={field === 'password' ? fieldMessageOf(error) : undefined}
           />
           <TextInput label="First name" value={form.first_name} onChange={set('first_name')} />
           <TextInput label="Last name" value={form.last_name} onChange={set('last_name')} />
@@ -192,22 +242,107 @@ export function InvitationPage() {
     <Frame title="Accept your invitation">
       <form onSubmit={(e) => void submit(e)}>
         <Stack>
-          <PasswordInput
-            label="Choose a password"
-            description="At least 10 characters"
-            autoComplete="new-password"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.currentTarget.value)}
-            error={field === 'password' ? messageOf(error) : undefined}
+          <NewPasswordFields
+            label="Password"
+            description="Choose one of at least 10 characters, or, if you already have an account, enter its password"
+            password={password}
+            repeat={repeat}
+            onPassword={setPassword}
+            onRepeat={setRepeat}
+            error={error}
+            field={field}
           />
-          <PasswordInput label="Repeat it" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.currentTarget.value)} />
-          {error !== null && field === null && (
-            <Alert color="red" role="alert">
-              {messageOf(error)}
-            </Alert>
-          )}
           <Button type="submit" loading={busy} disabled={token === ''}>
+            Set password and sign in
+          </Button>
+        </Stack>
+      </form>
+    </Frame>
+  );
+}
+
+interface ResetPreview {
+  email: string;
+  project: { id: string; name: string };
+  expires_at: string;
+}
+
+export function PasswordResetPage() {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const adopt = useAdoptSession();
+  const token = tokenFromHash(location.hash);
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const field = fieldOfError(error, { password: 'password' });
+  // Names the account and the shop before anything is changed; the link stays unused until the form is
+  // sent. Read once, outside the query cache: signing in clears that cache, and a cached query would ask
+  // again about the link just spent.
+  const [preview, setPreview] = useState<{ data?: ResetPreview; error?: unknown }>({});
+  useEffect(() => {
+    if (token === '') return;
+    let current = true;
+    api<ResetPreview>('POST', '/console/v1/password-reset/preview', { token }).then(
+      (data) => current && setPreview({ data }),
+      (error: unknown) => current && setPreview({ error }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [token]);
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    if (password !== repeat) {
+      setError(new Error('The two passwords differ'));
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      adopt(await api<ConsoleSession>('POST', '/console/v1/password-reset', { token, password }));
+      navigate('/', { replace: true });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (token === '' || preview.error !== undefined) {
+    return (
+      <Frame title="Reset your password">
+        <Alert color="red" role="alert">
+          {token === '' ? 'Open the whole one-time link you were given; it carries the reset token.' : messageOf(preview.error)}
+        </Alert>
+        <Anchor href="/dashboard/sign-in">Sign in instead</Anchor>
+      </Frame>
+    );
+  }
+  return (
+    <Frame title="Reset your password">
+      {preview.data ? (
+        <Text size="sm" data-testid="reset-account" style={{ overflowWrap: 'anywhere' }}>
+          A new password for <b>{preview.data.email}</b> at <b>{preview.data.project.name}</b>. Every session of this account is signed out; you are signed in here.
+        </Text>
+      ) : (
+        <Text size="sm" c="dimmed">Checking the link…</Text>
+      )}
+      <form onSubmit={(e) => void submit(e)}>
+        <Stack>
+          <NewPasswordFields
+            label="New password"
+            description="At least 10 characters"
+            password={password}
+            repeat={repeat}
+            onPassword={setPassword}
+            onRepeat={setRepeat}
+            error={error}
+            field={field}
+          />
+          <Button type="submit" loading={busy} disabled={!preview.data}>
             Set password and sign in
           </Button>
         </Stack>

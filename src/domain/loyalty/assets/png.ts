@@ -62,6 +62,14 @@ export function encodePng(bitmap: Bitmap): Buffer {
     }
     // Padding bits past the last pixel stay 0; decoders ignore them.
   }
+  return pngFile(header, raw);
+}
+
+/**
+ * A whole PNG file from its 13-byte IHDR and its raw scanlines (each led by its filter byte): the
+ * signature and the IHDR, IDAT and IEND chunks. Shared with the site icon (src/http/routes/console/favicon.ts).
+ */
+export function pngFile(header: Buffer, raw: Buffer): Buffer {
   return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
 }
 

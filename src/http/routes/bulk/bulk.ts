@@ -75,7 +75,7 @@ export function registerBulkRoutes(app: TypedApp, { deps }: RouteContext): void 
       schema: {
         tags: ['Vouchers'],
         operationId: 'updateVouchersInBulk',
-        summary: 'Merge metadata into many vouchers, each its own, by code in the background (async action VOUCHERS.BULK_UPDATE)',
+        summary: 'Merge metadata into many vouchers by code, each its own, in the background (async action VOUCHERS.BULK_UPDATE)',
         body: VouchersBulkBody,
         response: { 202: AsyncActionCreated, ...errorResponses(413, 429) },
       },

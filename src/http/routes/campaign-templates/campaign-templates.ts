@@ -115,7 +115,7 @@ export function registerCampaignTemplateRoutes(app: TypedApp, { deps }: RouteCon
       schema: {
         tags,
         operationId: 'addPromotionTierFromTemplate',
-        summary: "Add a promotion tier with a discount template's discount and copies of its validation rules to a PROMOTION campaign",
+        summary: "Add a promotion tier to a PROMOTION campaign from a discount template (its discount, copies of its validation rules)",
         params: TemplateParams,
         body: TierSetupBody,
         response: { 200: TierSetupObject, ...errorResponses(404) },

@@ -40,7 +40,7 @@ export function registerBinRoutes(app: TypedApp, { deps }: RouteContext): void {
       schema: {
         tags,
         operationId: 'deleteBinEntry',
-        summary: 'Delete a bin entry and, for good, the resource in it (a product goes with all its SKUs)',
+        summary: 'Delete a bin entry and the resource in it for good; a product goes with all its SKUs',
         params: BinEntryParams,
         response: { 204: NoContent, ...errorResponses(404) },
       },

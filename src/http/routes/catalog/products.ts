@@ -4,11 +4,11 @@ import { actorOf } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
 import { errorResponses, NoContent } from '../../../api/common.ts';
 import {
-  CatalogListQuery,
   CreateProductBody,
   ForceQuery,
   ProductList,
   ProductObject,
+  ProductListQuery,
   ProductParams,
   ProductWithSkus,
   UpdateProductBody,
@@ -37,8 +37,8 @@ export function registerProductRoutes(app: TypedApp, { deps }: RouteContext): vo
       schema: {
         tags,
         operationId: 'listProducts',
-        summary: 'List live products, oldest first unless ordered otherwise, each with its first SKUs',
-        querystring: CatalogListQuery,
+        summary: 'List live products, oldest first unless ordered otherwise, each with its first SKUs; `name` finds them by name',
+        querystring: ProductListQuery,
         response: { 200: ProductList, ...errorResponses() },
       },
     },

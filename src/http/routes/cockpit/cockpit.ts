@@ -18,7 +18,9 @@ import { WEB_DIST } from '../console/assets.ts';
 // unknown or deleted customer — is the same 401, so an answer never tells whether an id exists.
 //
 // Rate limits, per process (README "Customer cockpit"): 120 requests a minute per client address and 60
-// per customer; after 20 refused links in 10 minutes an address gets 429 until the window ends.
+// per customer; after 20 refused links in 10 minutes an address gets 429 until the window ends. The client
+// address is the one the trusted proxies forward (src/http/client-address.ts), so behind a proxy one
+// visitor's bad links do not lock out every customer.
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -44,7 +46,7 @@ const PAGE_HEADERS = {
 const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Cockpit</title>
 <p>This page is not built yet. <code>npm install</code> builds it (or run <code>npm run build:web</code>), then reload.</p>`;
 
-const refused = () => errors.unauthorized('This link does not open a cockpit: it may be mistyped, or replaced by a newer link');
+const refused = () => errors.unauthorized('This link does not open a cockpit: it may be mistyped, expired, or replaced by a newer link');
 
 const CardParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 300, description: "The code of one of the customer's loyalty cards" }) });
 const RedeemBody = Type.Object({ reward_id: Type.String({ minLength: 1, maxLength: 100, description: 'rew_… (one of the card’s rewards)' }) });
@@ -64,7 +66,7 @@ export function registerCockpitRoutes(app: TypedApp, { deps }: RouteContext): vo
   /** preValidation of every /cockpit/v1 route (a body too deep or too large is refused first, as everywhere): limits, then the link. */
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     const now = deps.clock.now().getTime();
-    const address = request.ip;
+    const address = request.client.address;
     const blocked = blockedUntil.get(address);
     if (blocked !== undefined && blocked > now) throw tooMany(reply, blocked, now);
     const perAddress = limiter.hit(`ip|${address}`, [{ value: 120, windowMs: MINUTE }], now);
@@ -88,6 +90,11 @@ export function registerCockpitRoutes(app: TypedApp, { deps }: RouteContext): vo
     request.cockpit = holder;
     // An Idempotency-Key sent with a cockpit change is the customer's own (src/http/plugins/idempotency.ts).
     request.idempotencyScope = `cockpit:${holder.projectId}:${holder.customerId}`;
+  };
+
+  /** A customer's own data: never kept by a browser, a proxy or a shared cache, whatever the answer (refusals included). */
+  const noStore = async (_request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('cache-control', 'no-store');
   };
 
   const holderOf = (request: FastifyRequest): CockpitHolder => {
@@ -115,6 +122,7 @@ export function registerCockpitRoutes(app: TypedApp, { deps }: RouteContext): vo
     '/cockpit/v1/wallet',
     {
       config,
+      onRequest: noStore,
       preValidation: authenticate,
       schema: {
         tags,
@@ -131,6 +139,7 @@ export function registerCockpitRoutes(app: TypedApp, { deps }: RouteContext): vo
     '/cockpit/v1/cards/:code/transactions',
     {
       config,
+      onRequest: noStore,
       preValidation: authenticate,
       schema: {
         tags,
@@ -139,7 +148,7 @@ export function registerCockpitRoutes(app: TypedApp, { deps }: RouteContext): vo
         headers,
         params: CardParams,
         querystring: TransactionsQuery,
-        response: { 200: Free('data, has_more, more_starting_after'), ...errorResponses(404, 429) },
+        response: { 200: Free('data (each with points and balance_after; the oldest page ends with the card\'s OPENING_BALANCE), balance_before, has_more, more_starting_after'), ...errorResponses(404, 429) },
       },
     },
     async (request) => cockpit.ownCardTransactions(deps, actorOf(request), holderOf(request).customerId, request.params.code, request.query.starting_after_id),
@@ -149,6 +158,7 @@ export function registerCockpitRoutes(app: TypedApp, { deps }: RouteContext): vo
     '/cockpit/v1/cards/:code/redemption',
     {
       config,
+      onRequest: noStore,
       preValidation: authenticate,
       schema: {
         tags,
@@ -167,6 +177,7 @@ export function registerCockpitRoutes(app: TypedApp, { deps }: RouteContext): vo
     '/cockpit/v1/preferences',
     {
       config,
+      onRequest: noStore,
       preValidation: authenticate,
       schema: {
         tags,
@@ -183,6 +194,7 @@ export function registerCockpitRoutes(app: TypedApp, { deps }: RouteContext): vo
     '/cockpit/v1/preferences',
     {
       config,
+      onRequest: noStore,
       preValidation: authenticate,
       schema: {
         tags,

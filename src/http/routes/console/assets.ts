@@ -3,11 +3,13 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply } from 'fastify';
 import type { TypedApp } from '../../route-context.ts';
+import { registerFavicon } from './favicon.ts';
 
 // The console's built pages (web/, built into web/dist by `npm install`: scripts/build-web.ts), served
 // at /dashboard on the API's own port. Hashed assets are cached for a year; the page itself is revalidated
 // on every load, so a new build is picked up at once. Any other /dashboard path answers the page too
-// (the console routes in the browser). Nothing here touches the API routes.
+// (the console routes in the browser). Nothing here touches the API routes. Assets are sent compressed as
+// the build left them (brotli or gzip, by the client's Accept-Encoding).
 
 export const WEB_DIST = fileURLToPath(new URL('../../../../web/dist/', import.meta.url));
 
@@ -41,11 +43,16 @@ export async function registerConsoleAssets(app: TypedApp): Promise<void> {
       immutable: true,
       maxAge: '365d',
       index: false,
+      // The build writes each asset's .br and .gz (scripts/build-web.ts): sent as they are to a client
+      // that accepts them, so no asset is compressed per request. Every asset varies by Accept-Encoding.
+      preCompressed: true,
+      setHeaders: (response) => response.setHeader('Vary', 'Accept-Encoding'),
       schemaHide: true,
       // The folder may not exist before the first build; the plugin then logs a warning and serves nothing.
       decorateReply: false,
     });
   });
+  registerFavicon(app);
   app.get('/', { config, schema }, async (_request, reply) => reply.redirect('/dashboard/'));
   app.get('/dashboard', { config, schema }, sendPage);
   app.get('/dashboard/*', { config, schema }, sendPage);

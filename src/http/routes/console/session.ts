@@ -8,9 +8,23 @@ import type { ClientInfo, ConsoleSession as Session, SessionRef, StartedSession 
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../plugins/auth.ts';
 import { noContent } from '../../reply.ts';
 import { errorResponses, NoContent } from '../../../api/common.ts';
-import { AcceptInvitationBody, ConsoleSession, SetupBody, SetupStatus, SignedOutEverywhere, SignInBody, SwitchProjectBody } from '../../../api/users.ts';
+import {
+  AcceptInvitationBody,
+  ChangePasswordBody,
+  ConsoleSession,
+  PasswordChanged,
+  PasswordResetBody,
+  PasswordResetPreview,
+  PasswordResetTokenBody,
+  SetupBody,
+  SetupStatus,
+  SignedOutEverywhere,
+  SignInBody,
+  SwitchProjectBody,
+} from '../../../api/users.ts';
 
-// The console's own routes: signing in and out, the first admin's setup link, invitations. Everything
+// The console's own routes: signing in and out, the first admin's setup link, invitations, changing
+// one's password and resetting it with a link. Everything
 // else the console does goes through the public API with the session cookie (src/http/plugins/auth.ts).
 //
 // The session cookie is HttpOnly and SameSite=Strict, Secure when the server is reached over HTTPS; a
@@ -22,7 +36,7 @@ const tags = ['Console'];
 
 function clientOf(request: FastifyRequest): ClientInfo {
   const agent = request.headers['user-agent'];
-  return { ip: request.ip, userAgent: typeof agent === 'string' ? agent : null };
+  return { ip: request.client.address, userAgent: typeof agent === 'string' ? agent : null };
 }
 
 function refOf(request: FastifyRequest): SessionRef {
@@ -31,28 +45,32 @@ function refOf(request: FastifyRequest): SessionRef {
   return { sessionId: principal.sessionId, userId: principal.userId, projectId: principal.projectId };
 }
 
-/** Refuses requests a browser marks as coming from another site (Sec-Fetch-Site, Origin). */
+/**
+ * Refuses requests a browser marks as coming from another site (Sec-Fetch-Site, Origin). `Origin: null`
+ * is what a browser sends from a sandboxed frame, a `data:` or `file:` page or after a cross-site
+ * redirect — never from the console itself — so it is refused too. A request with neither header does not
+ * come from a browser's page (a script or a command-line client) and cannot carry a visitor's session.
+ */
 function assertSameSite(request: FastifyRequest): void {
+  const refused = () => errors.forbidden('Console sign-in is accepted from the console itself only');
   const site = request.headers['sec-fetch-site'];
-  if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') {
-    throw errors.forbidden('Console sign-in is accepted from the console itself only');
-  }
+  if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') throw refused();
   const origin = request.headers.origin;
-  if (typeof origin === 'string' && origin !== 'null') {
+  if (typeof origin === 'string') {
     let host: string;
     try {
       host = new URL(origin).host;
     } catch {
-      throw errors.forbidden('Console sign-in is accepted from the console itself only');
+      throw refused();
     }
-    if (host !== request.headers.host) throw errors.forbidden('Console sign-in is accepted from the console itself only');
+    if (host !== request.headers.host) throw refused();
   }
 }
 
 export function registerConsoleSessionRoutes(app: TypedApp, { deps, authenticator, sessionPermissions }: RouteContext): void {
   /** Every answer that shows a session says what its role may call, so the page offers only that. */
   const described = (session: Session) => ({ ...session, permissions: [...sessionPermissions(session.role)] });
-  const secure = (request: FastifyRequest) => request.protocol === 'https' || deps.config.publicUrl.startsWith('https:');
+  const secure = (request: FastifyRequest) => request.client.https || deps.config.publicUrl.startsWith('https:');
 
   const setCookies = (request: FastifyRequest, reply: FastifyReply, started: StartedSession) => {
     const maxAge = Math.max(0, Math.floor((Date.parse(started.session.expires_at) - deps.clock.now().getTime()) / 1000));
@@ -97,14 +115,14 @@ export function registerConsoleSessionRoutes(app: TypedApp, { deps, authenticato
       schema: {
         tags,
         operationId: 'consoleSetup',
-        summary: 'Create the first admin with the one-time link `punchcard start` printed, and sign in',
+        summary: 'Create the first admin and sign in, with the one-time link `punchcard start` printed',
         body: SetupBody,
-        response: { 200: ConsoleSession, ...errorResponses(403) },
+        response: { 200: ConsoleSession, ...errorResponses(403, 429) },
       },
     },
     async (request, reply) => {
       assertSameSite(request);
-      return setCookies(request, reply, await sessions.claimSetup(deps, request.body, clientOf(request)));
+      return setCookies(request, reply, await withRetryAfter(reply, () => sessions.claimSetup(deps, request.body, clientOf(request))));
     },
   );
 
@@ -133,14 +151,14 @@ export function registerConsoleSessionRoutes(app: TypedApp, { deps, authenticato
       schema: {
         tags,
         operationId: 'consoleAcceptInvitation',
-        summary: 'Set your password with an invitation link, and sign in',
+        summary: 'Accept an invitation link: set your password (or give the one your account has, for a link made for it), and sign in',
         body: AcceptInvitationBody,
-        response: { 200: ConsoleSession, ...errorResponses(403) },
+        response: { 200: ConsoleSession, ...errorResponses(403, 429) },
       },
     },
     async (request, reply) => {
       assertSameSite(request);
-      return setCookies(request, reply, await sessions.acceptInvitation(deps, request.body, clientOf(request)));
+      return setCookies(request, reply, await withRetryAfter(reply, () => sessions.acceptInvitation(deps, request.body, clientOf(request))));
     },
   );
 
@@ -203,6 +221,64 @@ export function registerConsoleSessionRoutes(app: TypedApp, { deps, authenticato
       authenticator.forgetUser(ref.userId);
       clearCookies(request, reply);
       return { object: 'sessions_revoked' as const, revoked };
+    },
+  );
+
+  app.put(
+    '/console/v1/password',
+    {
+      schema: {
+        tags,
+        operationId: 'consoleChangePassword',
+        summary:
+          'Change your password: the current one is checked as a sign-in checks it (wrong ones slow further attempts down: 429 with Retry-After); your other sessions end, this one stays',
+        body: ChangePasswordBody,
+        response: { 200: PasswordChanged, ...errorResponses(403, 429) },
+      },
+    },
+    async (request, reply) => {
+      const ref = refOf(request);
+      const ended = await withRetryAfter(reply, () => sessions.changePassword(deps, ref, request.body, clientOf(request)));
+      authenticator.forgetUser(ref.userId);
+      return { object: 'password_changed' as const, sessions_ended: ended };
+    },
+  );
+
+  app.post(
+    '/console/v1/password-reset/preview',
+    {
+      config: { auth: 'public', secretAnswer: true },
+      schema: {
+        tags,
+        operationId: 'consolePreviewPasswordReset',
+        summary: 'The account and the project a password reset link is for (the link stays unused)',
+        body: PasswordResetTokenBody,
+        response: { 200: PasswordResetPreview, ...errorResponses() },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return sessions.previewPasswordReset(deps, request.body.token);
+    },
+  );
+
+  app.post(
+    '/console/v1/password-reset',
+    {
+      config: { auth: 'public', secretAnswer: true },
+      schema: {
+        tags,
+        operationId: 'consoleResetPassword',
+        summary: 'Set a new password with a one-time reset link and sign in; every other session of the account ends',
+        body: PasswordResetBody,
+        response: { 200: ConsoleSession, ...errorResponses(403, 429) },
+      },
+    },
+    async (request, reply) => {
+      assertSameSite(request);
+      const started = await withRetryAfter(reply, () => sessions.resetPassword(deps, request.body, clientOf(request)));
+      authenticator.forgetUser(started.session.user.id);
+      return setCookies(request, reply, started);
     },
   );
 }

@@ -59,6 +59,11 @@ function multipartError(error: unknown): DomainError | null {
       return domainError('invalid_payload', { details: `A form field is not accepted: ${error.message}` });
     case 'FST_MP_PREMATURE_CLOSE':
       return domainError('invalid_payload', { details: 'The request ended before the whole form arrived' });
+    case 'ECONNRESET':
+      // Node's error on a request whose client went away mid-body: not the server's failure (nobody reads
+      // the answer, but it would be logged as an unhandled error).
+      if (error.message === 'aborted') return domainError('invalid_payload', { details: 'The request ended before the whole form arrived' });
+      break;
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return domainError('invalid_payload', { details: SEND_A_FILE });
     default:
@@ -70,6 +75,19 @@ function multipartError(error: unknown): DomainError | null {
   }
   return null;
 }
+
+// What each route's file may hold, for the API reference (docs/csv-imports.md says what each column does).
+const MATCHING = 'Columns are matched without regard to case, white space and underscores';
+const REST = 'Every other column is a metadata property (its name without white space), typed by the metadata schema; dates in ISO 8601, 2026-03-11 up to 2026-03-11T09:00:00.000Z; money in whole minor units.';
+const VOUCHER_COLUMNS =
+  'Code (required), Voucher Type, Value, Discount Type, Category, Start Date, Expiration Date, Redemption Limit, Redeemed Quantity and Redeemed Amount (empty or 0), Active, Additional Info; also Discount Effect, Discount Unit Type, Gift Amount, Loyalty Points';
+const COLUMNS = {
+  customers: `${MATCHING}: Id, Source_id, Name, Email, Phone, Birthdate (or Birthday), Description, Address_line_1, Address_line_2, Address_Postal_Code, Address_City, Address_State, Address_Country. ${REST}`,
+  products: `${MATCHING}: name (required), source_id, price, attributes (comma-separated), image_url. ${REST}`,
+  skus: `${MATCHING}: product_id and source_id (required), sku, price, currency, image_url, attributes (a JSON object). ${REST}`,
+  vouchers: `${MATCHING}: ${VOUCHER_COLUMNS}. ${REST}`,
+  campaignVouchers: `${MATCHING}: ${VOUCHER_COLUMNS}. The campaign decides the type and the discount (those cells may only repeat the campaign's); Value sets a gift card's amount or a loyalty card's points; empty cells take the campaign's template. ${REST}`,
+};
 
 /** Room for the form's own bytes (boundaries, part headers, fields) around the file. */
 const FORM_OVERHEAD_BYTES = MULTIPART_LIMITS.fields * MULTIPART_LIMITS.fieldSize + 64 * 1024;
@@ -112,12 +130,13 @@ export function registerCsvImportRoutes(app: TypedApp, ctx: RouteContext): void 
     await scope.register(multipart, { limits: MULTIPART_LIMITS });
 
     const config = { bulk: true, streamedBody: true };
-    const route = <P extends object>(operationId: string, tags: string[], summary: string, status: 200 | 202, extra: P) => ({
+    const route = <P extends object>(operationId: string, tags: string[], summary: string, description: string, status: 200 | 202, extra: P) => ({
       config,
       schema: {
         tags,
         operationId,
         summary,
+        description,
         consumes: ['multipart/form-data'],
         body: CsvImportBody,
         ...extra,
@@ -127,25 +146,25 @@ export function registerCsvImportRoutes(app: TypedApp, ctx: RouteContext): void 
 
     scope.post(
       '/v1/customers/importCSV',
-      route('importCustomersUsingCsv', ['Customers'], 'Create or update customers from a CSV file in the background (async action CUSTOMERS.IMPORT_CSV)', 202, {}),
+      route('importCustomersUsingCsv', ['Customers'], 'Create or update customers from a CSV file in the background (async action CUSTOMERS.IMPORT_CSV)', COLUMNS.customers, 202, {}),
       async (request, reply) => reply.code(202).send(await receive(ctx, request, CUSTOMERS_IMPORT_CSV)),
     );
 
     scope.post(
       '/v1/products/importCSV',
-      route('importProductsUsingCsv', ['Products'], 'Create products, or rename existing ones, from a CSV file in the background (async action PRODUCTS.IMPORT_CSV)', 200, {}),
+      route('importProductsUsingCsv', ['Products'], 'Create or rename products from a CSV file in the background (async action PRODUCTS.IMPORT_CSV)', COLUMNS.products, 200, {}),
       async (request, reply) => reply.code(200).send(await receive(ctx, request, PRODUCTS_IMPORT_CSV)),
     );
 
     scope.post(
       '/v1/skus/importCSV',
-      route('importSkusUsingCsv', ['Products'], 'Create SKUs, or update their name and price, from a CSV file in the background (async action SKUS.IMPORT_CSV)', 200, {}),
+      route('importSkusUsingCsv', ['Products'], 'Create SKUs, or update their name and price, from a CSV file in the background (async action SKUS.IMPORT_CSV)', COLUMNS.skus, 200, {}),
       async (request, reply) => reply.code(200).send(await receive(ctx, request, SKUS_IMPORT_CSV)),
     );
 
     scope.post(
       '/v1/vouchers/importCSV',
-      route('importVouchersUsingCsv', ['Vouchers'], 'Create standalone vouchers from a CSV file in the background (async action VOUCHERS.IMPORT_CSV)', 202, {
+      route('importVouchersUsingCsv', ['Vouchers'], 'Create standalone vouchers from a CSV file in the background (async action VOUCHERS.IMPORT_CSV)', COLUMNS.vouchers, 202, {
         body: VouchersCsvImportBody,
       }),
       async (request, reply) => reply.code(202).send(await receive(ctx, request, VOUCHERS_IMPORT_CSV)),
@@ -156,7 +175,8 @@ export function registerCsvImportRoutes(app: TypedApp, ctx: RouteContext): void 
       route(
         'importVouchersToCampaignUsingCsv',
         ['Campaigns'],
-        'Add vouchers with the given codes to a campaign from a CSV file in the background (async action CAMPAIGN.VOUCHERS_IMPORT_CSV)',
+        'Add vouchers to a campaign from a CSV file of codes, in the background (async action CAMPAIGN.VOUCHERS_IMPORT_CSV)',
+        COLUMNS.campaignVouchers,
         200,
         { params: CampaignCsvImportParams },
       ),

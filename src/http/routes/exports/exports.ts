@@ -17,7 +17,7 @@ export function registerExportRoutes(app: TypedApp, { deps }: RouteContext): voi
       schema: {
         tags,
         operationId: 'createExport',
-        summary: 'Schedule an export of vouchers, redemptions, customers, publications, orders, points buckets or card transactions to CSV',
+        summary: 'Schedule a CSV export: vouchers, redemptions, customers, publications, orders, points buckets or card transactions',
         body: CreateExportBody,
         response: { 200: ExportObject, ...errorResponses(404) },
       },
@@ -45,6 +45,9 @@ export function registerExportRoutes(app: TypedApp, { deps }: RouteContext): voi
     '/v1/exports/:exportId',
     {
       config: { auth: 'server-or-download-token' },
+      // The CSV download streams from the database with its exact Content-Length (clients show progress
+      // and resume); the export object it shares the path with is small.
+      compress: false,
       schema: {
         tags,
         operationId: 'getExport',

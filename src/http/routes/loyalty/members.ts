@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import type { FastifyReply } from 'fastify';
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import { adjustMemberBalance } from '../../../services/loyalty/balance.ts';
 import { drawAsset } from '../../../services/loyalty/card-assets.ts';
@@ -22,7 +22,9 @@ import { ErrorBody, errorResponses, IdParams, NoContent } from '../../../api/com
 import {
   AddMemberBody,
   AssetParams,
+  AssetPng,
   AssetQuery,
+  AssetSvg,
   CampaignMemberParams,
   ListMembersQuery,
   LoyaltyCardObject,
@@ -99,7 +101,7 @@ export function registerLoyaltyMemberRoutes(app: TypedApp, { deps }: RouteContex
     async (request) => getMember(deps, actorOf(request), null, request.params.memberId),
   );
 
-  const balanceSummary = 'Add (positive) or remove (negative) points by hand; a removal beyond the balance changes nothing';
+  const balanceSummary = 'Add or remove points by hand; a positive amount adds, a negative one removes; a removal beyond the balance changes nothing';
   app.post(
     '/v1/loyalties/:campaignId/members/:memberId/balance',
     {
@@ -180,7 +182,7 @@ export function registerLoyaltyMemberRoutes(app: TypedApp, { deps }: RouteContex
       schema: {
         tags,
         operationId: 'exportLoyaltyProgramTransactions',
-        summary: 'Schedule a CSV export of the points transactions of every card of a program (a voucher_transactions export limited to the program)',
+        summary: "Schedule a CSV export of a program's points transactions (a voucher_transactions export limited to the program, every card)",
         params: CampaignParams,
         body: ScopedExportBody,
         response: { 200: ExportObject, ...errorResponses(404) },
@@ -222,7 +224,7 @@ export function registerLoyaltyMemberRoutes(app: TypedApp, { deps }: RouteContex
       schema: {
         tags,
         operationId: 'exportLoyaltyPointsExpiration',
-        summary: "Schedule a CSV export of a program's points buckets and when they expire (a points_expiration export limited to the program)",
+        summary: "Schedule a CSV export of a program's points buckets and their expiry (a points_expiration export limited to the program)",
         params: CampaignParams,
         body: ScopedExportBody,
         response: { 200: ExportObject, ...errorResponses(404) },
@@ -339,18 +341,25 @@ export function registerLoyaltyMemberRoutes(app: TypedApp, { deps }: RouteContex
       `/v1/assets/${kind}/:assetId`,
       {
         config: { auth: 'public' },
+        // Images: PNG is compressed already, and an SVG code is small.
+        compress: false,
         schema: {
           tags: ['Assets'],
           operationId: kind === 'qr' ? 'getQrCodeAsset' : 'getBarcodeAsset',
           summary: kind === 'qr' ? "Draw a voucher's code as a QR code (PNG or SVG); the link itself is the credential" : "Draw a voucher's code as a Code 128 barcode (PNG or SVG); the link itself is the credential",
           params: AssetParams,
           querystring: AssetQuery,
-          response: { 200: Type.Unknown({ description: 'image/png or image/svg+xml' }), 400: ErrorBody, 404: ErrorBody },
+          response: {
+            200: { description: 'The image: PNG, or SVG with format=svg', content: { 'image/png': { schema: AssetPng }, 'image/svg+xml': { schema: AssetSvg } } },
+            400: ErrorBody,
+            404: ErrorBody,
+          },
         },
       },
       async (request, reply) => {
         const image = await drawAsset(deps, kind, request.params.assetId, request.query);
-        return reply.type(image.contentType).header('Cache-Control', 'public, max-age=3600').send(image.body);
+        // The typed reply only knows the string schemas; a PNG is a Buffer, sent through the untyped one.
+        return (reply as FastifyReply).type(image.contentType).header('Cache-Control', 'public, max-age=3600').send(image.body);
       },
     );
   }

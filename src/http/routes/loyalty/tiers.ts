@@ -1,9 +1,10 @@
 import type { RouteContext, TypedApp } from '../../route-context.ts';
 import * as tiers from '../../../services/loyalty/tiers.ts';
 import { actorOf } from '../../plugins/auth.ts';
-import { errorResponses, IdParams } from '../../../api/common.ts';
+import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
 import { EarningRuleList } from '../../../api/earning-rules.ts';
-import { CreateTiersBody, ListTiersQuery, MemberTierParams, PageQuery, TierArray, TierList, TierObject, TierParams } from '../../../api/loyalty-tiers.ts';
+import { CreateTiersBody, ListTiersQuery, MemberTierParams, PageQuery, TierArray, TierList, TierObject, TierParams, UpdateTierBody } from '../../../api/loyalty-tiers.ts';
+import { noContent } from '../../reply.ts';
 import { TierRewardList } from '../../../api/rewards.ts';
 
 // Loyalty tiers (loyalty reference 6.1).
@@ -41,6 +42,38 @@ export function registerTierRoutes(app: TypedApp, { deps }: RouteContext): void 
       schema: { tags, operationId: 'getLoyaltyTier', summary: 'Get a tier', params: TierParams, response: { 200: TierObject, ...errorResponses(404) } },
     },
     async (request) => tiers.getTier(deps, actorOf(request), request.params.campaignId, request.params.loyaltyTierId),
+  );
+
+  app.put(
+    '/v1/loyalties/:campaignId/tiers/:loyaltyTierId',
+    {
+      schema: {
+        tags,
+        operationId: 'updateLoyaltyTier',
+        summary: 'Punchcard extension: change a tier (name, points range, mappings) and recalculate the members in the background',
+        params: TierParams,
+        body: UpdateTierBody,
+        response: { 200: TierObject, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => tiers.updateTierDefinition(deps, actorOf(request), request.params.campaignId, request.params.loyaltyTierId, request.body),
+  );
+
+  app.delete(
+    '/v1/loyalties/:campaignId/tiers/:loyaltyTierId',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteLoyaltyTier',
+        summary: 'Punchcard extension: delete a tier (refused while an earning rule triggers on it); its members are recalculated in the background',
+        params: TierParams,
+        response: { 204: NoContent, ...errorResponses(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      await tiers.deleteTierDefinition(deps, actorOf(request), request.params.campaignId, request.params.loyaltyTierId);
+      return noContent(reply);
+    },
   );
 
   app.get(

@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify';
 import type { RouteContext, TypedApp } from '../../route-context.ts';
+import { roleAllows } from '../../../domain/auth/roles.ts';
 import { noContent } from '../../reply.ts';
 import * as projects from '../../../services/projects/projects.ts';
 import { managementActorOf } from '../../plugins/auth.ts';
@@ -7,6 +9,22 @@ import { CreateProjectBody, CreatedProjectObject, ProjectList, ProjectObject, Up
 
 const tags = ['Management: projects'];
 const ProjectParams = IdParams('projectId', 'Project id (proj_…)');
+
+/** What the webhook token lets its holder do, as the API's own route: set up receivers that trust it. */
+const WEBHOOK_TOKEN_ACT = ['POST', '/management/v1/projects/:projectId/webhooks'] as const;
+
+/**
+ * The project as the caller may see it. The webhook token signs the deliveries the project's receivers
+ * trust, so it is shown only to a caller that may manage the webhooks itself (the management key, an
+ * ADMIN's session); other console roles read the project with the token as null, as customers' cockpit
+ * links are hidden from a caller that may not use them (src/http/routes/customers/customers.ts).
+ */
+function asSeenBy<P extends { webhook_token: string }>(request: FastifyRequest, project: P): Omit<P, 'webhook_token'> & { webhook_token: string | null } {
+  const principal = request.principal;
+  if (principal?.kind === 'management') return project;
+  if (principal?.kind === 'user' && roleAllows(principal.role, ...WEBHOOK_TOKEN_ACT)) return project;
+  return { ...project, webhook_token: null };
+}
 
 export function registerProjectRoutes(app: TypedApp, { deps, authenticator }: RouteContext): void {
   app.post(
@@ -38,7 +56,7 @@ export function registerProjectRoutes(app: TypedApp, { deps, authenticator }: Ro
     {
       schema: { tags, operationId: 'getProject', summary: 'Get a project', params: ProjectParams, response: { 200: ProjectObject, ...errorResponses(404) } },
     },
-    async (request) => projects.getProject(deps, request.params.projectId),
+    async (request) => asSeenBy(request, await projects.getProject(deps, request.params.projectId)),
   );
 
   app.put(
@@ -56,7 +74,7 @@ export function registerProjectRoutes(app: TypedApp, { deps, authenticator }: Ro
     async (request) => {
       const updated = await projects.updateProject(deps, managementActorOf(request), request.params.projectId, request.body);
       authenticator.forgetProject(updated.id);
-      return updated;
+      return asSeenBy(request, updated);
     },
   );
 

@@ -68,7 +68,7 @@ export function registerMetadataSchemaRoutes(app: TypedApp, { deps }: RouteConte
       schema: {
         tags: managementTags,
         operationId: 'updateMetadataSchema',
-        summary: 'Add or replace the definitions sent (others stay; a type cannot change); deleted:true soft-removes one',
+        summary: 'Update a metadata schema: add or replace the definitions sent (others stay; a type cannot change); deleted:true soft-removes one',
         params: MetadataSchemaParams,
         body: UpdateMetadataSchemaBody,
         response: { 200: MetadataSchemaObject, ...errorResponses(404) },

@@ -22,7 +22,7 @@ export function registerProductCollectionRoutes(app: TypedApp, { deps }: RouteCo
       schema: {
         tags,
         operationId: 'createProductCollection',
-        summary: 'Create a STATIC collection (listed products and SKUs) or an AUTO_UPDATE collection (products matching a filter)',
+        summary: 'Create a product collection: STATIC (listed products and SKUs) or AUTO_UPDATE (products matching a filter)',
         body: CreateProductCollectionBody,
         response: { 200: ProductCollectionObject, ...errorResponses(404) },
       },

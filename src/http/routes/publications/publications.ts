@@ -30,9 +30,12 @@ export function registerPublicationRoutes(app: TypedApp, { deps }: RouteContext)
       createPublication(deps, actorOf(request), { ...request.body, join_once: request.query.join_once === true || request.body.join_once === true }),
   );
 
+  // The vendor's publish-by-GET (its SDK calls it so): it writes, so a console session needs its CSRF
+  // token and a role that may write to call it (src/http/plugins/auth.ts); API keys call it as before.
   app.get(
     '/v1/publications/create',
     {
+      config: { writes: true },
       schema: {
         tags,
         operationId: 'createPublicationWithGet',

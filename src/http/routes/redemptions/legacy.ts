@@ -105,6 +105,8 @@ export function registerLegacyRoutes(app: TypedApp, { deps }: RouteContext): voi
   app.get(
     '/client/v1/validate',
     {
+      // A validation with a session (session_type=LOCK) stores the session's locks.
+      config: { writes: true },
       schema: {
         tags: ['Client-side'],
         operationId: 'validateVoucherClientSide',
@@ -124,6 +126,8 @@ export function registerLegacyRoutes(app: TypedApp, { deps }: RouteContext): voi
   app.get(
     '/client/v1/promotions/validation',
     {
+      // A validation with a session (session_type=LOCK) stores the session's locks.
+      config: { writes: true },
       schema: {
         tags: ['Client-side'],
         operationId: 'validatePromotionsClientSide',

@@ -11,9 +11,10 @@ export function registerReportRoutes(app: TypedApp, { deps }: RouteContext): voi
       schema: {
         tags: ['Reports'],
         operationId: 'getDailyReport',
-        summary: 'Redemptions, discount granted and loyalty points per day, and the active campaigns (Punchcard extension, read-only; the console\'s home page)',
+        summary:
+          'Redemptions, discount granted and loyalty points per day, and the active campaigns; with campaign_id, one campaign\'s figures, codes and top codes (Punchcard extension, read-only; the console\'s home and campaign pages)',
         querystring: DailyReportQuery,
-        response: { 200: DailyReport, ...errorResponses() },
+        response: { 200: DailyReport, ...errorResponses(404) },
       },
     },
     async (request) => dailyReport(deps, actorOf(request).projectId, request.query),

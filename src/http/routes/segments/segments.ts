@@ -14,7 +14,7 @@ export function registerSegmentRoutes(app: TypedApp, { deps }: RouteContext): vo
       schema: {
         tags,
         operationId: 'createSegment',
-        summary: 'Create a static segment (listed customers) or an auto-update segment (customers matching a filter)',
+        summary: 'Create a segment: static (listed customers) or auto-update (customers matching a filter)',
         body: CreateSegmentBody,
         response: { 200: SegmentObject, ...errorResponses(404) },
       },

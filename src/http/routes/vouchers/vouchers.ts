@@ -162,7 +162,7 @@ export function registerVoucherRoutes(app: TypedApp, { deps }: RouteContext): vo
       schema: {
         tags,
         operationId: 'adjustVoucherBalance',
-        summary: 'Add (positive amount) or remove (negative amount) gift card credits or loyalty card points; a removal beyond the balance changes nothing',
+        summary: 'Add or remove gift card credits or loyalty card points; a positive amount adds, a negative one removes; a removal beyond the balance changes nothing',
         params: CodeParams,
         body: BalanceBody,
         response: { 200: BalanceObject, ...errorResponses(404) },
@@ -192,7 +192,7 @@ export function registerVoucherRoutes(app: TypedApp, { deps }: RouteContext): vo
       schema: {
         tags,
         operationId: 'exportVoucherTransactions',
-        summary: "Schedule a CSV export of a gift card's or loyalty card's balance transactions (a voucher_transactions export limited to the voucher)",
+        summary: "Schedule a CSV export of a card's balance transactions (a voucher_transactions export limited to the gift card or loyalty card)",
         params: CodeParams,
         body: ScopedExportBody,
         response: { 200: ExportObject, ...errorResponses(404) },
@@ -240,7 +240,7 @@ export function registerVoucherRoutes(app: TypedApp, { deps }: RouteContext): vo
       schema: {
         tags: ['Campaigns'],
         operationId: 'listCampaignTransactions',
-        summary: 'List the balance transactions of every gift card or loyalty card of a campaign, newest first',
+        summary: "List the balance transactions of a campaign's cards, newest first (gift cards or loyalty cards)",
         params: CampaignParams,
         querystring: CampaignTransactionsQuery,
         response: { 200: TransactionList, ...errorResponses(404) },
@@ -255,7 +255,7 @@ export function registerVoucherRoutes(app: TypedApp, { deps }: RouteContext): vo
       schema: {
         tags: ['Campaigns'],
         operationId: 'exportCampaignTransactions',
-        summary: "Schedule a CSV export of the balance transactions of a campaign's cards (a voucher_transactions export limited to the campaign)",
+        summary: "Schedule a CSV export of a campaign's card transactions (a voucher_transactions export limited to the campaign)",
         params: CampaignParams,
         body: ScopedExportBody,
         response: { 200: ExportObject, ...errorResponses(404) },

@@ -14,12 +14,14 @@ import {
   WebhookList,
   WebhookObject,
   WebhookParams,
+  WebhookTestObject,
+  WebhookTokenObject,
 } from '../../../api/webhooks.ts';
 
 const tags = ['Management: webhooks'];
 const ProjectParams = IdParams('projectId', 'Project id (proj_…)');
 
-export function registerWebhookRoutes(app: TypedApp, { deps }: RouteContext): void {
+export function registerWebhookRoutes(app: TypedApp, { deps, authenticator }: RouteContext): void {
   app.post(
     '/management/v1/projects/:projectId/webhooks',
     {
@@ -134,7 +136,7 @@ export function registerWebhookRoutes(app: TypedApp, { deps }: RouteContext): vo
       schema: {
         tags,
         operationId: 'replayWebhookDeliveries',
-        summary: 'Punchcard extension: send again every FAILED delivery of a webhook since a time',
+        summary: "Punchcard extension: replay a webhook's FAILED deliveries since a time",
         description:
           'After a receiver outage: every delivery of the webhook that ended FAILED and was created at or after `since` is queued again, in log order, each with a fresh series of attempts.',
         params: WebhookParams,
@@ -143,5 +145,43 @@ export function registerWebhookRoutes(app: TypedApp, { deps }: RouteContext): vo
       },
     },
     async (request) => webhooks.replayFailedDeliveries(deps, managementActorOf(request), request.params.projectId, request.params.webhookId, request.body.since),
+  );
+
+  app.post(
+    '/management/v1/projects/:projectId/webhooks/:webhookId/test',
+    {
+      schema: {
+        tags,
+        operationId: 'sendWebhookTestEvent',
+        summary: 'Punchcard extension: send a webhook.test event to this webhook',
+        description:
+          'Appends a `webhook.test` event (data.test is true) that only this webhook receives, whatever events it subscribes to. It is delivered like any other event: signed, retried, and listed in the delivery log, after the deliveries the webhook is still sending. A switched-off webhook answers 400.',
+        params: WebhookParams,
+        response: { 200: WebhookTestObject, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => webhooks.sendTestEvent(deps, managementActorOf(request), request.params.projectId, request.params.webhookId),
+  );
+
+  app.post(
+    '/management/v1/projects/:projectId/webhook-token/rotate',
+    {
+      config: { secretAnswer: true },
+      schema: {
+        tags,
+        operationId: 'rotateWebhookToken',
+        summary: "Punchcard extension: replace the project's webhook_token, the secret that signs deliveries",
+        description:
+          'Every attempt from now on, retries of earlier deliveries included, is signed with the new token, which the answer carries (also readable later as the project’s webhook_token by the roles that manage webhooks).',
+        params: ProjectParams,
+        response: { 200: WebhookTokenObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const rotated = await webhooks.rotateWebhookToken(deps, managementActorOf(request), request.params.projectId);
+      // Cached project rows must not keep signing with the old token.
+      authenticator.forgetProject(request.params.projectId);
+      return rotated;
+    },
   );
 }

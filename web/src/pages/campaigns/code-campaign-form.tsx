@@ -8,7 +8,9 @@ import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { RuleBuilder } from '../../rules/RuleBuilder.tsx';
 import { EMPTY_MODEL, type RuleModel } from '../../rules/translate.ts';
-import { CodeFields, createRuleIfAny, ruleComplete, ValidityInputs, validityOf, type Validity } from './form-parts.tsx';
+import { createRuleIfAny, ruleComplete, ValidityInputs, validityOf, type Validity } from './form-parts.tsx';
+import { CodeConfigFields } from './code-config.tsx';
+import { codeOptionsBody, defaultCodeOptions, type CodeOptions } from './code-options.ts';
 import type { Campaign } from './list.tsx';
 
 // The form of campaigns that hand out codes (gift cards, loyalty cards, referral codes): name, dates, codes
@@ -37,7 +39,7 @@ export function CodeCampaignForm({ title, description, submitLabel, body, childr
   const navigate = useNavigate();
   const client = useQueryClient();
   const [form, setForm] = useState({ name: '', description: '' });
-  const [codes, setCodes] = useState<{ count: number | string; prefix: string }>({ count: defaultCount, prefix: '' });
+  const [codes, setCodes] = useState<CodeOptions>(defaultCodeOptions(defaultCount));
   const [validity, setValidity] = useState<Validity>({ start: '', end: '' });
   const [rule, setRule] = useState<RuleModel>(EMPTY_MODEL);
   const [error, setError] = useState<unknown>(null);
@@ -69,10 +71,10 @@ export function CodeCampaignForm({ title, description, submitLabel, body, childr
         name: form.name,
         ...(form.description ? { description: form.description } : {}),
         type: 'AUTO_UPDATE',
-        vouchers_count: Number(codes.count),
+        vouchers_count: codeOptionsBody(codes).vouchers_count,
         ...validityOf(validity),
         ...specific,
-        voucher: { ...voucher, ...(codes.prefix ? { code_config: { prefix: codes.prefix, length: 8 } } : {}) },
+        voucher: { ...voucher, ...codeOptionsBody(codes).voucher },
         ...(created.id ? { validation_rules: [created.id] } : {}),
       });
       await client.invalidateQueries({ queryKey: ['campaigns'] });
@@ -94,7 +96,7 @@ export function CodeCampaignForm({ title, description, submitLabel, body, childr
               <TextInput label="Name" required value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} error={errorFor('name')} />
               <Textarea label="Description" autosize value={form.description} onChange={(e) => setForm({ ...form, description: e.currentTarget.value })} error={errorFor('description')} />
               {children(errorFor)}
-              <CodeFields count={codes.count} prefix={codes.prefix} onChange={setCodes} errors={{ count: errorFor('count'), prefix: errorFor('prefix') }} />
+              <CodeConfigFields value={codes} onChange={setCodes} errors={{ count: errorFor('count'), config: errorFor('prefix') }} />
               <ValidityInputs value={validity} onChange={setValidity} errors={{ start: errorFor('start'), end: errorFor('end') }} />
             </Stack>
           </Card>

@@ -1,87 +1,48 @@
-import { Badge, Button, Card, Group, Loader, NumberInput, Progress, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { Badge, Button, Card, Group, Loader, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { api, listOf, withQuery } from '../../api/client.ts';
+import { api } from '../../api/client.ts';
 import { useCan } from '../../app/session.tsx';
-import { messageOf } from '../../api/field-errors.ts';
-import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
-import { Pager } from '../../components/Pager.tsx';
 import { dateTime, money } from '../../components/format.ts';
-import { notifyDone, notifyFailed } from '../../components/notify.ts';
-import { describe, fromApi } from '../../rules/translate.ts';
-import type { Campaign, PromotionTier } from './list.tsx';
+import { notifyDone } from '../../components/notify.ts';
+import { DeleteButton, DuplicateButton } from './campaign-actions.tsx';
+import { CodesCard } from './codes.tsx';
+import { discountText } from './form-parts.tsx';
+import type { Campaign } from './list.tsx';
+import { RuleSummary } from './rule-picker.tsx';
+import { CampaignStats } from './stats.tsx';
+import { TiersCard } from './tiers.tsx';
+import { WEEKDAYS } from './validity-fields.tsx';
 
-// One campaign: its discount and rule, enable/disable, code generation with progress, and its codes,
-// each of which can be published to a customer (each action shown only to a role that may take it).
+// One campaign: its discount and rule, edit, duplicate, delete, enable/disable, a promotion's tiers, its
+// statistics, and (in CodesCard) its codes (each action shown only to a role that may take it).
 
-interface Voucher {
-  id: string;
-  code: string;
-  active: boolean;
-  holder_id?: string | null;
-  redemption?: { quantity: number | null; redeemed_quantity: number };
-  publish?: { count: number };
-  created_at: string;
-}
-
-interface AsyncAction {
-  id: string;
-  status: string;
-  progress: number;
-  result?: { message?: string };
-}
-
-const LIMIT = 20;
-
-function discountOfText(d: { type: string; percent_off?: number; amount_off?: number } | null | undefined): string {
-  if (!d) return '—';
-  if (d.type === 'PERCENT') return `${d.percent_off ?? 0}% off`;
-  if (d.type === 'AMOUNT') return `${money(d.amount_off ?? 0)} off`;
-  return d.type;
+/** The recurring limits inside the dates, in words ('' when there are none). */
+function windowsText(c: Campaign): string {
+  const parts: string[] = [];
+  if (c.validity_day_of_week && c.validity_day_of_week.length > 0) parts.push(`${c.validity_day_of_week.map((d) => WEEKDAYS[d] ?? d).join(', ')} only`);
+  if (c.validity_timeframe) parts.push(`${c.validity_timeframe.duration} every ${c.validity_timeframe.interval}`);
+  if (c.validity_hours) parts.push('at set hours');
+  return parts.join('; ');
 }
 
 /** What one code (or, for promotions, the campaign) gives. */
-function discountText(campaign: Campaign): string {
+function valueText(campaign: Campaign): string {
   if (campaign.campaign_type === 'PROMOTION') return `${campaign.promotion?.total ?? 0} tier(s)`;
   if (campaign.voucher?.gift) return `${money(campaign.voucher.gift.amount)} credits per card`;
   if (campaign.voucher?.loyalty_card) return `Cards start with ${campaign.voucher.loyalty_card.points} points`;
-  const d = campaign.voucher?.discount;
-  if (!d) return '—';
-  if (d.type === 'PERCENT') return `${d.percent_off ?? 0}% off`;
-  if (d.type === 'AMOUNT') return `${money(d.amount_off ?? 0)} off`;
-  return d.type;
-}
-
-function RuleSummary({ ruleId }: { ruleId: string }) {
-  const rule = useQuery({ queryKey: ['validation-rule', ruleId], queryFn: () => api<{ name: string; rules: Record<string, unknown>; applicable_to?: never }>('GET', `/v1/validation-rules/${ruleId}`) });
-  if (!rule.data) return <Text size="sm">{ruleId}</Text>;
-  const read = fromApi(rule.data);
-  return (
-    <Text size="sm" data-testid="campaign-rule">
-      {read.ok ? describe(read.model) : `${rule.data.name}: ${read.reason}`}
-    </Text>
-  );
+  return discountText(campaign.voucher?.discount);
 }
 
 export function CampaignDetailPage() {
   const { campaignId = '' } = useParams();
   const client = useQueryClient();
   const can = useCan();
-  const [page, setPage] = useState(1);
-  const [count, setCount] = useState<number | string>(10);
-  const [generation, setGeneration] = useState<AsyncAction | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);
   const campaign = useQuery({ queryKey: ['campaign', campaignId], queryFn: () => api<Campaign>('GET', `/v1/campaigns/${encodeURIComponent(campaignId)}`) });
-  const vouchers = useQuery({
-    queryKey: ['campaign-vouchers', campaign.data?.id, page],
-    enabled: Boolean(campaign.data),
-    queryFn: async () => listOf<Voucher>(await api('GET', withQuery('/v1/vouchers', { campaign_id: campaign.data?.id, limit: LIMIT, page })), 'vouchers'),
-  });
-
   const refresh = () => client.invalidateQueries({ predicate: (q) => ['campaign', 'campaign-vouchers', 'campaigns', 'report'].includes(String(q.queryKey[0])) });
 
   const toggle = async (enable: boolean) => {
@@ -95,46 +56,6 @@ export function CampaignDetailPage() {
     }
   };
 
-  const generate = async () => {
-    setActionError(null);
-    setGeneration({ id: '', status: 'IN_PROGRESS', progress: 0 });
-    try {
-      const answer = await api<{ async_action_id?: string; code?: string }>('POST', withQuery(`/v1/campaigns/${campaign.data?.id}/vouchers`, { vouchers_count: count }), {});
-      let action: AsyncAction = { id: answer.async_action_id ?? '', status: answer.async_action_id ? 'IN_PROGRESS' : 'DONE', progress: answer.async_action_id ? 0 : 100 };
-      setGeneration(action);
-      while (action.status !== 'DONE' && action.status !== 'FAILED') {
-        await new Promise((r) => setTimeout(r, 1000));
-        action = await api<AsyncAction>('GET', `/v1/async-actions/${action.id}`);
-        setGeneration(action);
-      }
-      if (action.status === 'FAILED') throw new Error(action.result?.message ?? 'Code generation failed');
-      notifyDone(`${count} code(s) generated`);
-      await refresh();
-    } catch (error) {
-      setActionError(error);
-      setGeneration(null);
-    }
-  };
-
-  const publish = (voucher: Voucher) => {
-    let customer = '';
-    modals.openConfirmModal({
-      title: `Publish ${voucher.code}`,
-      children: <TextInput label="Customer (id or source_id)" data-autofocus onChange={(e) => (customer = e.currentTarget.value)} />,
-      labels: { confirm: 'Publish', cancel: 'Cancel' },
-      onConfirm: () =>
-        void (async () => {
-          try {
-            await api('POST', '/v1/publications', { customer: customer.startsWith('cust_') ? { id: customer } : { source_id: customer }, voucher: voucher.code });
-            notifyDone(`${voucher.code} published to ${customer}`);
-            await refresh();
-          } catch (error) {
-            notifyFailed(`${voucher.code} was not published`, error);
-          }
-        })(),
-    });
-  };
-
   if (campaign.isPending) return <Loader aria-label="Loading campaign" />;
   if (campaign.isError) return <ErrorAlert error={campaign.error} title="Campaign not found" />;
   const c = campaign.data;
@@ -146,13 +67,26 @@ export function CampaignDetailPage() {
         title={c.name}
         description={c.description ?? undefined}
         actions={
-          c.active
-            ? can('POST', '/v1/campaigns/:campaignId/disable') && (
-                <Button variant="default" color="red" onClick={() => void toggle(false)}>
-                  Disable
-                </Button>
-              )
-            : can('POST', '/v1/campaigns/:campaignId/enable') && <Button onClick={() => void toggle(true)}>Enable</Button>
+          <>
+            {can('PUT', '/v1/campaigns/:campaignId') && (
+              <Button component={Link} to={`/campaigns/${c.id}/edit`}>
+                Edit
+              </Button>
+            )}
+            {can('POST', '/v1/campaigns') && <DuplicateButton campaign={c} />}
+            {c.active
+              ? can('POST', '/v1/campaigns/:campaignId/disable') && (
+                  <Button variant="default" color="red" onClick={() => void toggle(false)}>
+                    Disable
+                  </Button>
+                )
+              : can('POST', '/v1/campaigns/:campaignId/enable') && (
+                  <Button variant="default" onClick={() => void toggle(true)}>
+                    Enable
+                  </Button>
+                )}
+            {can('DELETE', '/v1/campaigns/:campaignId') && <DeleteButton campaign={c} />}
+          </>
         }
       />
       <ErrorAlert error={actionError} />
@@ -169,7 +103,7 @@ export function CampaignDetailPage() {
           <Text size="xs" c="dimmed">
             {c.campaign_type === 'PROMOTION' ? 'Tiers' : 'Value'}
           </Text>
-          <Text fw={600}>{discountText(c)}</Text>
+          <Text fw={600}>{valueText(c)}</Text>
         </Card>
         <Card withBorder>
           <Text size="xs" c="dimmed">
@@ -186,8 +120,20 @@ export function CampaignDetailPage() {
           <Text size="sm">
             {c.start_date ? dateTime(c.start_date) : 'from now'} – {c.expiration_date ? dateTime(c.expiration_date) : 'no end'}
           </Text>
+          {windowsText(c) && (
+            <Text size="xs" c="dimmed" data-testid="campaign-windows">
+              {windowsText(c)}
+            </Text>
+          )}
         </Card>
       </SimpleGrid>
+      {(c.category || Object.keys(c.metadata ?? {}).length > 0) && (
+        <Text size="sm" c="dimmed" data-testid="campaign-details">
+          {[c.category ? `Category: ${c.category}` : '', Object.keys(c.metadata ?? {}).length > 0 ? `Metadata: ${Object.entries(c.metadata ?? {}).map(([k, v]) => `${k} = ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}` : '']
+            .filter(Boolean)
+            .join(' · ')}
+        </Text>
+      )}
       {(c.campaign_type !== 'PROMOTION' || ruleIds.length > 0) && (
       <Card withBorder>
         <Title order={2} size="h5" mb="xs">
@@ -196,7 +142,7 @@ export function CampaignDetailPage() {
         {ruleIds.length === 0 ? <Text size="sm">No rule: every order qualifies.</Text> : ruleIds.map((id) => <RuleSummary key={id} ruleId={id} />)}
       </Card>
       )}
-      {c.campaign_type === 'PROMOTION' && <TiersCard tiers={c.promotion?.tiers ?? []} />}
+      {c.campaign_type === 'PROMOTION' && <TiersCard campaign={c} />}
       {c.campaign_type === 'LOYALTY_PROGRAM' && (
         <Card withBorder>
           <Group justify="space-between" wrap="wrap">
@@ -220,98 +166,8 @@ export function CampaignDetailPage() {
           </Text>
         </Card>
       )}
-      {c.campaign_type !== 'PROMOTION' && (
-      <Card withBorder>
-        <Group justify="space-between" mb="sm" wrap="wrap">
-          <Title order={2} size="h5">
-            Codes
-          </Title>
-          {can('POST', '/v1/campaigns/:campaignId/vouchers') && (
-            <Group gap="xs" align="flex-end">
-              <NumberInput aria-label="Codes to generate" value={count} onChange={setCount} min={1} max={100000} w={120} size="xs" />
-              <Button size="xs" onClick={() => void generate()} loading={generation !== null && generation.status !== 'DONE'}>
-                Generate codes
-              </Button>
-            </Group>
-          )}
-        </Group>
-        {generation && (
-          <Stack gap={4} mb="sm">
-            <Progress value={generation.progress} animated={generation.status !== 'DONE'} aria-label="Code generation progress" />
-            <Text size="xs" c="dimmed">
-              {generation.status === 'DONE' ? 'Done' : `Generating… ${generation.progress}%`}
-            </Text>
-          </Stack>
-        )}
-        <ErrorAlert error={vouchers.error} />
-        {vouchers.data && (
-          <>
-            <DataTable columns={can('POST', '/v1/publications') ? ['Code', 'Status', 'Redeemed', 'Holder', ''] : ['Code', 'Status', 'Redeemed', 'Holder']} minWidth={520}>
-              {vouchers.data.items.map((v) => (
-                <Table.Tr key={v.id}>
-                  <Table.Td>
-                    <code>{v.code}</code>
-                  </Table.Td>
-                  <Table.Td>{v.active ? 'active' : 'disabled'}</Table.Td>
-                  <Table.Td>{v.redemption?.redeemed_quantity ?? 0}</Table.Td>
-                  <Table.Td>{v.holder_id ?? '—'}</Table.Td>
-                  {can('POST', '/v1/publications') && (
-                    <Table.Td>
-                      <Button size="compact-xs" variant="light" onClick={() => publish(v)} aria-label={`Publish ${v.code}`}>
-                        Publish
-                      </Button>
-                    </Table.Td>
-                  )}
-                </Table.Tr>
-              ))}
-            </DataTable>
-            <Pager page={page} limit={LIMIT} count={vouchers.data.items.length} total={vouchers.data.total} onPage={setPage} />
-          </>
-        )}
-        {vouchers.isError && <Text c="red">{messageOf(vouchers.error)}</Text>}
-      </Card>
-      )}
+      <CampaignStats campaign={c} />
+      {c.campaign_type !== 'PROMOTION' && <CodesCard campaign={c} onError={setActionError} />}
     </Stack>
-  );
-}
-
-/** A promotion's tiers in the order they apply, each with its discount and rule. */
-function TiersCard({ tiers }: { tiers: PromotionTier[] }) {
-  return (
-    <Card withBorder>
-      <Title order={2} size="h5" mb="xs">
-        Tiers
-      </Title>
-      <DataTable columns={['#', 'Tier', 'Discount', 'Rule', 'Status']} minWidth={520}>
-        {[...tiers]
-          .sort((a, b) => a.hierarchy - b.hierarchy)
-          .map((tier) => (
-            <Table.Tr key={tier.id} data-testid={`tier-row-${tier.id}`}>
-              <Table.Td>{tier.hierarchy}</Table.Td>
-              <Table.Td>
-                <Text size="sm" fw={500}>
-                  {tier.name}
-                </Text>
-                {tier.banner && (
-                  <Text size="xs" c="dimmed">
-                    {tier.banner}
-                  </Text>
-                )}
-              </Table.Td>
-              <Table.Td>{discountOfText(tier.action?.discount)}</Table.Td>
-              <Table.Td>
-                {(tier.validation_rule_assignments?.data ?? []).length === 0 ? (
-                  <Text size="sm" c="dimmed">
-                    every order
-                  </Text>
-                ) : (
-                  (tier.validation_rule_assignments?.data ?? []).map((a) => <RuleSummary key={a.rule_id} ruleId={a.rule_id} />)
-                )}
-              </Table.Td>
-              <Table.Td>{tier.active ? 'active' : 'disabled'}</Table.Td>
-            </Table.Tr>
-          ))}
-      </DataTable>
-    </Card>
   );
 }

@@ -1,10 +1,12 @@
-import { Group, NumberInput, SegmentedControl, SimpleGrid, TextInput } from '@mantine/core';
+import { ActionIcon, Button, Group, Input, NumberInput, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { api } from '../../api/client.ts';
+import { money } from '../../components/format.ts';
 import { messageOf } from '../../api/field-errors.ts';
 import { problemsOf, toApi, type RuleModel } from '../../rules/translate.ts';
 
-// Pieces every campaign form shares: the discount (percent or amount), the validity dates, and creating
-// the validation rule the builder describes before the campaign (or tier) that uses it.
+// Pieces every campaign form shares (create, edit, tiers): the discount (percent or amount), the validity
+// dates, gift and loyalty card values, metadata, and creating the validation rule the builder describes
+// before the campaign (or tier) that uses it. Recurring windows are in validity-fields.tsx.
 
 export type DiscountKind = 'PERCENT' | 'AMOUNT';
 
@@ -93,4 +95,122 @@ export function CodeFields({ count, prefix, onChange, errors = {} }: { count: nu
       <TextInput label="Code prefix" placeholder="e.g. SPRING-" value={prefix} onChange={(e) => onChange({ count, prefix: e.currentTarget.value })} error={errors.prefix} miw={200} />
     </Group>
   );
+}
+
+/** A discount in words: "15% off", "5.00 off", or its type for the others. */
+export function discountText(d: { type: string; percent_off?: number; amount_off?: number } | null | undefined): string {
+  if (!d) return '—';
+  if (d.type === 'PERCENT') return `${d.percent_off ?? 0}% off`;
+  if (d.type === 'AMOUNT') return `${money(d.amount_off ?? 0)} off`;
+  return d.type;
+}
+
+/** The form's discount for an API discount; null for the types this form does not offer (UNIT, FIXED…). */
+export function discountValueOf(d: { type: string; percent_off?: number; amount_off?: number } | null | undefined): DiscountValue | null {
+  if (d?.type === 'PERCENT') return { kind: 'PERCENT', value: d.percent_off ?? 0 };
+  if (d?.type === 'AMOUNT') return { kind: 'AMOUNT', value: (d.amount_off ?? 0) / 100 };
+  return null;
+}
+
+/**
+ * The discount to send when editing one: none when the inputs still show the stored value; of the same
+ * type, the stored discount with the new figure (its limit, effect and the rest kept); of another type,
+ * a new discount.
+ */
+export function discountUpdateOf(stored: Record<string, unknown> | null | undefined, value: DiscountValue): Record<string, unknown> | undefined {
+  const before = discountValueOf(stored as Parameters<typeof discountValueOf>[0]);
+  if (before && before.kind === value.kind && Number(before.value) === Number(value.value)) return undefined;
+  if (stored?.type !== value.kind) return discountOf(value);
+  const { is_dynamic: _output, ...kept } = stored;
+  return { ...kept, ...discountOf(value) };
+}
+
+/** The `datetime-local` text (local time) of an API date; '' for none. */
+export function localInputOf(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** For an update: an emptied input clears the date (null) instead of leaving it as it was. */
+export function validityUpdateOf({ start, end }: Validity): { start_date: string | null; expiration_date: string | null } {
+  return { start_date: start ? new Date(start).toISOString() : null, expiration_date: end ? new Date(end).toISOString() : null };
+}
+
+export interface MetadataRow {
+  key: string;
+  value: string;
+}
+
+export function metadataRowsOf(metadata: Record<string, unknown> | null | undefined): MetadataRow[] {
+  return Object.entries(metadata ?? {}).map(([key, value]) => ({ key, value: typeof value === 'string' ? value : JSON.stringify(value) }));
+}
+
+/**
+ * The metadata object for the rows typed. A value left as it was keeps its type (a number stays a number);
+ * a changed or new one is text. Rows without a key are dropped.
+ */
+export function metadataOf(rows: MetadataRow[], original: Record<string, unknown> | null | undefined): Record<string, unknown> {
+  const before = new Map(metadataRowsOf(original).map((row) => [row.key, row.value]));
+  const out: Record<string, unknown> = {};
+  for (const { key, value } of rows) {
+    const name = key.trim();
+    if (name === '') continue;
+    out[name] = before.get(name) === value ? original?.[name] : value;
+  }
+  return out;
+}
+
+export function MetadataFields({ rows, onChange, error }: { rows: MetadataRow[]; onChange: (rows: MetadataRow[]) => void; error?: string | undefined }) {
+  const update = (index: number, patch: Partial<MetadataRow>) => onChange(rows.map((row, i) => (i === index ? { ...row, ...patch } : row)));
+  return (
+    <Stack gap="xs">
+      <Input.Label>Metadata</Input.Label>
+      {rows.map((row, i) => (
+        <Group key={i} gap="xs" wrap="nowrap" align="flex-start">
+          <TextInput aria-label={`Metadata key ${i + 1}`} placeholder="key" value={row.key} onChange={(e) => update(i, { key: e.currentTarget.value })} style={{ flex: 1, minWidth: 0 }} />
+          <TextInput aria-label={`Metadata value ${i + 1}`} placeholder="value" value={row.value} onChange={(e) => update(i, { value: e.currentTarget.value })} style={{ flex: 2, minWidth: 0 }} />
+          <ActionIcon variant="subtle" color="red" mt={6} aria-label={`Remove metadata ${row.key || i + 1}`} onClick={() => onChange(rows.filter((_, j) => j !== i))}>
+            ✕
+          </ActionIcon>
+        </Group>
+      ))}
+      {error && (
+        <Text size="xs" c="red">
+          {error}
+        </Text>
+      )}
+      <Group>
+        <Button size="xs" variant="light" onClick={() => onChange([...rows, { key: '', value: '' }])}>
+          Add metadata
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+/** Gift cards: the credits each card holds, typed in major units. */
+export function GiftAmountInput({ value, onChange, error }: { value: number | string; onChange: (value: number | string) => void; error?: string | undefined }) {
+  return <NumberInput label="Credits on each card" description="In your currency's major units, e.g. 50.00" value={value} onChange={onChange} min={0} decimalScale={2} error={error} w={240} />;
+}
+
+/** Loyalty cards: the points a new card starts with, and after how many months points expire ('' = never). */
+export function LoyaltyCardFields({ points, months, onChange, errors = {} }: {
+  points: number | string;
+  months: number | string;
+  onChange: (value: { points: number | string; months: number | string }) => void;
+  errors?: { points?: string | undefined; expiry?: string | undefined };
+}) {
+  return (
+    <Group grow align="flex-start" wrap="wrap">
+      <NumberInput label="Points each new card starts with" value={points} onChange={(p) => onChange({ points: p, months })} min={0} error={errors.points} miw={200} />
+      <NumberInput label="Points expire after (months)" description="Empty: points never expire" value={months} onChange={(m) => onChange({ points, months: m })} min={1} max={1200} error={errors.expiry} miw={200} />
+    </Group>
+  );
+}
+
+/** The `loyalty_card` template for the inputs. */
+export function loyaltyCardOf(points: number | string, months: number | string): Record<string, unknown> {
+  return { points: Number(points), ...(months !== '' ? { expiration_rules: { period_type: 'MONTH', period_value: Number(months) } } : {}) };
 }

@@ -1,7 +1,7 @@
 import { Badge, Button, Card, Group, Loader, Menu, Select, Table, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
 import { useCan } from '../../app/session.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
@@ -20,17 +20,29 @@ export interface Campaign {
   description: string | null;
   start_date: string | null;
   expiration_date: string | null;
+  validity_timeframe?: { interval: string; duration: string };
+  validity_day_of_week?: number[];
+  validity_hours?: Record<string, unknown>;
+  category?: string;
+  metadata?: Record<string, unknown>;
+  join_once?: boolean;
+  auto_join?: boolean;
+  use_voucher_metadata_schema?: boolean;
+  activity_duration_after_publishing?: string;
   created_at: string;
   voucher?: {
     type: string;
     discount?: { type: string; percent_off?: number; amount_off?: number };
-    gift?: { amount: number };
+    gift?: { amount: number; effect?: string };
     loyalty_card?: { points: number; expiration_rules?: { period_type: string; period_value?: number } };
+    redemption?: { quantity: number | null };
+    code_config?: Record<string, unknown>;
     is_referral_code?: boolean;
   };
   promotion?: { tiers: PromotionTier[]; total: number };
   referral_program?: { conversion_event_type?: string; referee_reward?: { type: string; amount: number; related_object_parent: { id?: string; name?: string } } };
-  validation_rules_assignments?: { data?: Array<{ rule_id: string }> };
+  loyalty_tiers_expiration?: Record<string, unknown>;
+  validation_rules_assignments?: { data?: Array<{ id: string; rule_id: string }> };
   vouchers_generation_status?: string;
 }
 
@@ -41,6 +53,12 @@ export interface PromotionTier {
   active: boolean;
   hierarchy: number;
   action?: { discount?: { type: string; percent_off?: number; amount_off?: number } | null } | null;
+  metadata?: Record<string, unknown>;
+  start_date?: string | null;
+  expiration_date?: string | null;
+  validity_timeframe?: { interval: string; duration: string } | null;
+  validity_day_of_week?: number[] | null;
+  validity_hours?: Record<string, unknown> | null;
   validation_rule_assignments?: { data?: Array<{ rule_id: string }> };
 }
 
@@ -56,7 +74,6 @@ const TYPES = ['DISCOUNT_COUPONS', 'PROMOTION', 'GIFT_VOUCHERS', 'LOYALTY_PROGRA
 const LIMIT = 20;
 
 export function CampaignsPage() {
-  const navigate = useNavigate();
   const [page, setPage] = useState(1);
   const can = useCan();
   const [type, setType] = useState<string | null>(null);
@@ -65,7 +82,7 @@ export function CampaignsPage() {
     queryKey: ['campaigns', page, type],
     queryFn: async () => listOf<Campaign>(await api('GET', withQuery('/v1/campaigns', { limit: LIMIT, page, campaign_type: type, order: '-created_at' }))),
   });
-  const shown = (list.data?.items ?? []).filter((c) => search === '' || c.name.toLowerCase().includes(search.toLowerCase()) || c.id === search);
+  const shown = (list.data?.items ?? []).filter((c) => search === '' || c.name.toLowerCase().includes(search.trim().toLowerCase()) || c.id === search.trim());
 
   return (
     <>
@@ -95,16 +112,10 @@ export function CampaignsPage() {
       />
       <Card withBorder>
         <Group mb="sm" align="flex-end" wrap="wrap">
-          <TextInput
-            label="Search"
-            description="Filters this page; Enter opens a campaign by exact name or id"
-            value={search}
-            onChange={(e) => setSearch(e.currentTarget.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter' && search.trim() !== '') navigate(`/campaigns/${encodeURIComponent(search.trim())}`);
-            }}
-            w={300}
-          />
+          {/* A search form: Enter submits it, which filters as typing does (it once opened a campaign by that name). */}
+          <form role="search" aria-label="Search campaigns" onSubmit={(e) => e.preventDefault()}>
+            <TextInput label="Search" description="Name or id; filters the campaigns on this page" value={search} onChange={(e) => setSearch(e.currentTarget.value)} w={300} maw="100%" />
+          </form>
           <Select label="Type" placeholder="All types" clearable data={TYPES} value={type} onChange={(v) => { setType(v); setPage(1); }} w={220} />
         </Group>
         {list.isPending && <Loader aria-label="Loading campaigns" />}

@@ -1,4 +1,4 @@
-import { Button, Card, Group, NumberInput, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
+import { Button, Card, Group, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
@@ -9,6 +9,8 @@ import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { RuleBuilder } from '../../rules/RuleBuilder.tsx';
 import { EMPTY_MODEL, problemsOf, type RuleModel } from '../../rules/translate.ts';
+import { CodeConfigFields } from './code-config.tsx';
+import { codeOptionsBody, defaultCodeOptions } from './code-options.ts';
 import type { Campaign } from './list.tsx';
 
 // A discount coupon campaign: its discount, its codes, and a validation rule built with the builder. The
@@ -28,7 +30,8 @@ const CAMPAIGN_FIELDS = {
 export function NewCampaignPage() {
   const navigate = useNavigate();
   const client = useQueryClient();
-  const [form, setForm] = useState({ name: '', description: '', kind: 'PERCENT', value: 10 as number | string, count: 10 as number | string, prefix: '', start: '', end: '' });
+  const [form, setForm] = useState({ name: '', description: '', kind: 'PERCENT', value: 10 as number | string, start: '', end: '' });
+  const [codes, setCodes] = useState(defaultCodeOptions(10));
   const [rule, setRule] = useState<RuleModel>(EMPTY_MODEL);
   const [campaignError, setCampaignError] = useState<unknown>(null);
   const [ruleError, setRuleError] = useState<string | null>(null);
@@ -60,8 +63,8 @@ export function NewCampaignPage() {
         ...(form.description ? { description: form.description } : {}),
         campaign_type: 'DISCOUNT_COUPONS',
         type: 'AUTO_UPDATE',
-        vouchers_count: Number(form.count),
-        voucher: { type: 'DISCOUNT_VOUCHER', discount, ...(form.prefix ? { code_config: { prefix: form.prefix, length: 8 } } : {}) },
+        vouchers_count: codeOptionsBody(codes).vouchers_count,
+        voucher: { type: 'DISCOUNT_VOUCHER', discount, ...codeOptionsBody(codes).voucher },
         ...(form.start ? { start_date: new Date(form.start).toISOString() } : {}),
         ...(form.end ? { expiration_date: new Date(form.end).toISOString() } : {}),
         ...(ruleId ? { validation_rules: [ruleId] } : {}),
@@ -85,9 +88,8 @@ export function NewCampaignPage() {
               <TextInput label="Name" required value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} error={errorFor('name')} />
               <Textarea label="Description" autosize value={form.description} onChange={(e) => setForm({ ...form, description: e.currentTarget.value })} error={errorFor('description')} />
               <DiscountFields value={{ kind: form.kind as DiscountKind, value: form.value }} onChange={({ kind, value }) => setForm({ ...form, kind, value })} error={errorFor('value')} />
+              <CodeConfigFields value={codes} onChange={setCodes} errors={{ count: errorFor('count'), config: errorFor('prefix') }} />
               <SimpleGrid cols={{ base: 1, sm: 2 }}>
-                <NumberInput label="Codes to generate now" value={form.count} onChange={(count) => setForm({ ...form, count })} min={0} error={errorFor('count')} />
-                <TextInput label="Code prefix" placeholder="e.g. SPRING-" value={form.prefix} onChange={(e) => setForm({ ...form, prefix: e.currentTarget.value })} error={errorFor('prefix')} />
                 <TextInput label="Starts" type="datetime-local" value={form.start} onChange={(e) => setForm({ ...form, start: e.currentTarget.value })} error={errorFor('start')} />
                 <TextInput label="Expires" type="datetime-local" value={form.end} onChange={(e) => setForm({ ...form, end: e.currentTarget.value })} error={errorFor('end')} />
               </SimpleGrid>

@@ -1,4 +1,4 @@
-import { Button, Card, Group, NumberInput, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { ActionIcon, Button, Card, Group, List, NumberInput, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, listOf, withQuery } from '../../api/client.ts';
@@ -8,16 +8,19 @@ import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { confirmThen, FormCard, useFormSubmit } from '../../components/forms.tsx';
 import { Pager } from '../../components/Pager.tsx';
 import { money } from '../../components/format.ts';
-import { notifyDone } from '../../components/notify.ts';
+import { notifyDone, notifyFailed } from '../../components/notify.ts';
 import type { Campaign } from '../campaigns/list.tsx';
 
 // What points buy in a program: its reward assignments (GET /v1/loyalties/{id}/rewards) with each reward's
-// stock and how many were redeemed, a form that creates a reward (POST /v1/rewards) and assigns it at a
-// price in points, and a stock change (PUT /v1/rewards/{id}).
+// stock and how many were redeemed; one form that creates a reward (POST /v1/rewards) and assigns it at a
+// price in points, or edits one (PUT /v1/rewards/{id}: name, parameters, stock, description; PUT of the
+// assignment: its price); a quick stock change; and deleting a reward, which names the programs it is
+// taken out of first (the API refuses to delete a reward that is still assigned).
 
 interface Assignment {
   id: string;
   reward_id: string;
+  related_object_id?: string;
   parameters?: { loyalty: { points: number } };
 }
 
@@ -27,6 +30,7 @@ interface Reward {
   type: 'CAMPAIGN' | 'COIN' | 'MATERIAL';
   stock: number | null;
   redeemed: number | null;
+  attributes: { description?: string; image_url?: string };
   parameters: { campaign?: { id: string; balance?: number | null; type?: string }; coin?: { exchange_ratio: number; points_ratio?: number }; product?: { id: string } };
 }
 
@@ -39,8 +43,14 @@ function rewardText(reward: Reward, names: Map<string, string>): string {
   return `${c?.type === 'GIFT_VOUCHERS' ? `${money(c.balance ?? 0)} gift credits` : c?.type === 'LOYALTY_PROGRAM' ? `${c.balance ?? 0} points` : 'A coupon'} from ${names.get(c?.id ?? '') ?? c?.id ?? '—'}`;
 }
 
-/** One reward of the program; `onStock` (changing its stock) only for a role that may update rewards. */
-function AssignmentRow({ assignment, names, onStock }: { assignment: Assignment; names: Map<string, string>; onStock?: (reward: Reward) => void }) {
+/** One reward of the program; `onStock` and `onEdit` only for a role that may update rewards, `onDelete` for one that may delete them. */
+function AssignmentRow({ assignment, names, onStock, onEdit, onDelete }: {
+  assignment: Assignment;
+  names: Map<string, string>;
+  onStock?: (reward: Reward) => void;
+  onEdit?: (reward: Reward, assignment: Assignment) => void;
+  onDelete?: (reward: Reward) => void;
+}) {
   const reward = useQuery({ queryKey: ['reward', assignment.reward_id], queryFn: () => api<Reward>('GET', `/v1/rewards/${assignment.reward_id}`) });
   const r = reward.data;
   return (
@@ -49,12 +59,26 @@ function AssignmentRow({ assignment, names, onStock }: { assignment: Assignment;
       <Table.Td>{r ? rewardText(r, names) : '…'}</Table.Td>
       <Table.Td>{assignment.parameters ? `${assignment.parameters.loyalty.points} points` : 'by the cart'}</Table.Td>
       <Table.Td data-testid="reward-stock">{r ? `${r.stock === null ? 'unlimited' : `${r.stock} left`} · ${r.redeemed ?? 0} redeemed` : '…'}</Table.Td>
-      {onStock && (
+      {(onStock || onEdit || onDelete) && (
         <Table.Td>
           {r && (
-            <Button size="compact-xs" variant="default" onClick={() => onStock(r)} aria-label={`Change stock of ${r.name}`}>
-              Stock…
-            </Button>
+            <Group gap={4} wrap="nowrap" justify="flex-end">
+              {onEdit && (
+                <Button size="compact-xs" variant="default" onClick={() => onEdit(r, assignment)} aria-label={`Edit ${r.name}`}>
+                  Edit
+                </Button>
+              )}
+              {onStock && (
+                <Button size="compact-xs" variant="default" onClick={() => onStock(r)} aria-label={`Change stock of ${r.name}`}>
+                  Stock…
+                </Button>
+              )}
+              {onDelete && (
+                <ActionIcon variant="subtle" color="red" aria-label={`Delete ${r.name}`} onClick={() => onDelete(r)}>
+                  ✕
+                </ActionIcon>
+              )}
+            </Group>
           )}
         </Table.Td>
       )}
@@ -62,7 +86,8 @@ function AssignmentRow({ assignment, names, onStock }: { assignment: Assignment;
   );
 }
 
-const FIELDS = { name: 'name', stock: 'stock', campaign: 'parameters.campaign', product: 'parameters.product', coin: 'parameters.coin' };
+const FIELDS = { name: 'name', stock: 'stock', campaign: 'parameters.campaign', product: 'parameters.product', coin: 'parameters.coin', description: 'attributes.description', points: 'parameters.loyalty' };
+const EMPTY_FORM = { name: '', type: 'CAMPAIGN', campaign: null as string | null, balance: 10 as number | string, product: '', ratio: 0.1 as number | string, points: 100 as number | string, stock: '' as number | string, description: '' };
 
 export function RewardsTab({ campaignId }: { campaignId: string }) {
   const client = useQueryClient();
@@ -79,8 +104,12 @@ export function RewardsTab({ campaignId }: { campaignId: string }) {
     queryKey: ['campaigns', 'reward-sources'],
     queryFn: async () => listOf<Campaign>(await api('GET', withQuery('/v1/campaigns', { limit: 100, order: '-created_at' }))).items.filter((c) => ['DISCOUNT_COUPONS', 'GIFT_VOUCHERS', 'LOYALTY_PROGRAM'].includes(c.campaign_type)),
   });
-  const [form, setForm] = useState({ name: '', type: 'CAMPAIGN', campaign: null as string | null, balance: 10 as number | string, product: '', ratio: 0.1 as number | string, points: 100 as number | string, stock: '' as number | string });
-  const { busy, errorFor, formError, submit } = useFormSubmit(FIELDS);
+  const mayEdit = mayStock && can('PUT', '/v1/loyalties/:campaignId/rewards/:assignmentId');
+  // Deleting takes the reward out of its programs first, then deletes it.
+  const mayDelete = can('DELETE', '/v1/rewards/:rewardId') && can('DELETE', '/v1/loyalties/:campaignId/rewards/:assignmentId') && can('GET', '/v1/rewards/:rewardId/assignments');
+  const [form, setForm] = useState(EMPTY_FORM);
+  const [editing, setEditing] = useState<{ reward: Reward; assignment: Assignment } | null>(null);
+  const { busy, errorFor, formError, submit, setError } = useFormSubmit(FIELDS);
   const source = campaigns.data?.find((c) => c.id === form.campaign);
   const names = new Map((campaigns.data ?? []).map((c) => [c.id, c.name]));
   const refresh = () => client.invalidateQueries({ predicate: (q) => ['reward-assignments', 'reward'].includes(String(q.queryKey[0])) });
@@ -92,8 +121,31 @@ export function RewardsTab({ campaignId }: { campaignId: string }) {
     return { campaign: { id: form.campaign ?? '', ...(balance !== undefined ? { balance } : {}) } };
   };
 
-  const create = submit(async () => {
-    const reward = await api<Reward>('POST', '/v1/rewards', { name: form.name, type: form.type, parameters: parameters(), ...(form.stock !== '' ? { stock: Number(form.stock) } : {}) });
+  const save = submit(async () => {
+    if (editing) {
+      const { reward, assignment } = editing;
+      await api('PUT', `/v1/rewards/${reward.id}`, {
+        name: form.name,
+        parameters: parameters(),
+        stock: form.stock === '' ? null : Number(form.stock),
+        attributes: { ...reward.attributes, description: form.description === '' ? null : form.description },
+      });
+      if (reward.type !== 'COIN' && Number(form.points) !== assignment.parameters?.loyalty.points) {
+        await api('PUT', `/v1/loyalties/${campaignId}/rewards/${assignment.id}`, { parameters: { loyalty: { points: Number(form.points) } } });
+      }
+      notifyDone(`Reward “${form.name}” saved`);
+      setEditing(null);
+      setForm(EMPTY_FORM);
+      await refresh();
+      return;
+    }
+    const reward = await api<Reward>('POST', '/v1/rewards', {
+      name: form.name,
+      type: form.type,
+      parameters: parameters(),
+      ...(form.stock !== '' ? { stock: Number(form.stock) } : {}),
+      ...(form.description !== '' ? { attributes: { description: form.description } } : {}),
+    });
     try {
       await api('POST', `/v1/loyalties/${campaignId}/rewards`, [{ reward: reward.id, ...(form.type === 'COIN' ? {} : { parameters: { loyalty: { points: Number(form.points) } } }) }]);
     } catch (caught) {
@@ -102,9 +154,74 @@ export function RewardsTab({ campaignId }: { campaignId: string }) {
       throw caught;
     }
     notifyDone(`Reward “${reward.name}” added`);
-    setForm({ ...form, name: '' });
+    setForm({ ...form, name: '', description: '' });
     await refresh();
   });
+
+  const edit = (reward: Reward, assignment: Assignment) => {
+    const c = reward.parameters.campaign;
+    const sourceType = campaigns.data?.find((x) => x.id === c?.id)?.campaign_type ?? c?.type;
+    setEditing({ reward, assignment });
+    setError(null);
+    setForm({
+      name: reward.name,
+      type: reward.type,
+      campaign: c?.id ?? null,
+      balance: c?.balance == null ? 10 : sourceType === 'GIFT_VOUCHERS' ? c.balance / 100 : c.balance,
+      product: reward.parameters.product?.id ?? '',
+      ratio: reward.parameters.coin?.exchange_ratio ?? 0.1,
+      points: assignment.parameters?.loyalty.points ?? 100,
+      stock: reward.stock ?? '',
+      description: reward.attributes.description ?? '',
+    });
+    document.getElementById(`reward-form-${campaignId}`)?.scrollIntoView({ block: 'start' });
+  };
+
+  const cancelEdit = () => {
+    setEditing(null);
+    setError(null);
+    setForm(EMPTY_FORM);
+  };
+
+  const remove = async (reward: Reward) => {
+    let assigned: Assignment[];
+    try {
+      assigned = listOf<Assignment>(await api('GET', withQuery(`/v1/rewards/${reward.id}/assignments`, { limit: 100 }))).items;
+    } catch (caught) {
+      notifyFailed('The reward was not deleted', caught);
+      return;
+    }
+    const programs = assigned.map((a) => names.get(a.related_object_id ?? '') ?? a.related_object_id ?? '');
+    confirmThen({
+      title: `Delete the reward “${reward.name}”?`,
+      body: (
+        <Stack gap="xs">
+          {programs.length > 0 ? (
+            <>
+              <Text size="sm">It is taken out of {programs.length === 1 ? 'this program' : `these ${programs.length} programs`} first, then deleted:</Text>
+              <List size="sm" data-testid="reward-programs">
+                {programs.map((p, i) => (
+                  <List.Item key={`${p}-${i}`}>{p}</List.Item>
+                ))}
+              </List>
+            </>
+          ) : (
+            <Text size="sm">It is not assigned to any program.</Text>
+          )}
+          <Text size="sm">Members can no longer redeem it; rewards already redeemed stay.</Text>
+        </Stack>
+      ),
+      confirm: 'Delete reward',
+      action: async () => {
+        for (const a of assigned) await api('DELETE', `/v1/loyalties/${a.related_object_id ?? campaignId}/rewards/${a.id}`);
+        await api('DELETE', `/v1/rewards/${reward.id}`);
+        setEditing((current) => (current?.reward.id === reward.id ? null : current));
+        await refresh();
+      },
+      done: `Reward “${reward.name}” deleted`,
+      failed: 'The reward was not deleted',
+    });
+  };
 
   const changeStock = (reward: Reward) => {
     let stock = reward.stock === null ? '' : String(reward.stock);
@@ -134,17 +251,42 @@ export function RewardsTab({ campaignId }: { campaignId: string }) {
         {assignments.data && assignments.data.items.length === 0 && <Text c="dimmed">No reward yet: points buy nothing.</Text>}
         {assignments.data && assignments.data.items.length > 0 && (
           <>
-            <DataTable columns={mayStock ? ['Reward', 'Gives', 'Price', 'Stock', ''] : ['Reward', 'Gives', 'Price', 'Stock']} minWidth={640}>
+            <DataTable columns={mayStock || mayDelete ? ['Reward', 'Gives', 'Price', 'Stock', ''] : ['Reward', 'Gives', 'Price', 'Stock']} minWidth={720}>
               {assignments.data.items.map((a) => (
-                <AssignmentRow key={a.id} assignment={a} names={names} onStock={mayStock ? changeStock : undefined} />
+                <AssignmentRow
+                  key={a.id}
+                  assignment={a}
+                  names={names}
+                  onStock={mayStock ? changeStock : undefined}
+                  onEdit={mayEdit ? edit : undefined}
+                  onDelete={mayDelete ? (r) => void remove(r) : undefined}
+                />
               ))}
             </DataTable>
             <Pager page={page} limit={LIMIT} count={assignments.data.items.length} total={assignments.data.total} onPage={setPage} />
           </>
         )}
       </Card>
-      {mayAdd && (
-      <FormCard title="New reward" onSubmit={create} error={formError} errorTitle="The reward was not added" submit="Add reward" busy={busy}>
+      {(editing ? mayEdit : mayAdd) && (
+      <div id={`reward-form-${campaignId}`}>
+      <FormCard
+        title={editing ? `Edit reward “${editing.reward.name}”` : 'New reward'}
+        onSubmit={save}
+        error={formError}
+        errorTitle={editing ? 'The reward was not saved' : 'The reward was not added'}
+        submit={editing ? 'Save reward' : 'Add reward'}
+        busy={busy}
+      >
+        {editing && (
+          <Group justify="space-between" wrap="wrap">
+            <Text size="sm" c="dimmed">
+              What a reward gives cannot change kind; {editing.reward.redeemed ?? 0} redeemed so far.
+            </Text>
+            <Button variant="subtle" size="xs" onClick={cancelEdit}>
+              Cancel editing
+            </Button>
+          </Group>
+        )}
         <Group align="flex-start" wrap="wrap">
           <TextInput label="Reward name" required value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} error={errorFor('name')} w={240} />
           <Select
@@ -152,6 +294,7 @@ export function RewardsTab({ campaignId }: { campaignId: string }) {
             value={form.type}
             allowDeselect={false}
             onChange={(type) => setForm({ ...form, type: type ?? 'CAMPAIGN' })}
+            disabled={editing !== null}
             data={[
               { value: 'CAMPAIGN', label: 'A coupon, gift credits or points' },
               { value: 'MATERIAL', label: 'A product' },
@@ -189,10 +332,12 @@ export function RewardsTab({ campaignId }: { campaignId: string }) {
           {form.type === 'COIN' && (
             <NumberInput label="Value of one point" description="Off the order, in major units" value={form.ratio} onChange={(ratio) => setForm({ ...form, ratio })} min={0} decimalScale={4} error={errorFor('coin')} w={200} />
           )}
-          {form.type !== 'COIN' && <NumberInput label="Price in points" value={form.points} onChange={(points) => setForm({ ...form, points })} min={1} w={160} />}
+          {form.type !== 'COIN' && <NumberInput label="Price in points" value={form.points} onChange={(points) => setForm({ ...form, points })} min={1} error={errorFor('points')} w={160} />}
           <NumberInput label="Stock" description="Empty: unlimited" value={form.stock} onChange={(stock) => setForm({ ...form, stock })} min={0} error={errorFor('stock')} w={160} />
         </Group>
+        <TextInput label="Description" description="Shown to members where rewards are listed" value={form.description} onChange={(e) => setForm({ ...form, description: e.currentTarget.value })} error={errorFor('description')} />
       </FormCard>
+      </div>
       )}
     </Stack>
   );

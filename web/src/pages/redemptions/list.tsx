@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, listOf, withQuery } from '../../api/client.ts';
 import { useCan } from '../../app/session.tsx';
+import { CustomerLink } from '../../components/CustomerLink.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Json } from '../../components/Json.tsx';
@@ -32,7 +33,7 @@ interface Redemption {
   promotion_tier?: { id: string; name?: string } | null;
   order?: { id?: string; amount?: number; total_discount_amount?: number; total_applied_discount_amount?: number; total_amount?: number; items?: unknown[]; status?: string } | null;
   channel?: { channel_type: string; channel_id: string | null };
-  customer?: { id: string; name?: string | null; source_id?: string | null } | null;
+  customer?: { id: string; name?: string | null; email?: string | null; source_id?: string | null } | null;
   reason?: string | null;
   gift?: { amount: number } | null;
   loyalty_card?: { points: number } | null;
@@ -100,7 +101,7 @@ function RedemptionDetail({ id, onClose }: { id: string; onClose: () => void }) 
               </Table.Tr>
               <Table.Tr>
                 <Table.Th>Customer</Table.Th>
-                <Table.Td>{record.data.customer?.source_id ?? record.data.customer_id ?? '—'}</Table.Td>
+                <Table.Td>{record.data.customer_id ? <CustomerLink id={record.data.customer_id} known={record.data.customer} /> : '—'}</Table.Td>
               </Table.Tr>
               <Table.Tr>
                 <Table.Th>Order</Table.Th>
@@ -209,7 +210,7 @@ export function RedemptionsPage() {
                   <Table.Td>
                     <code>{r.voucher?.code ?? r.promotion_tier?.name ?? '—'}</code>
                   </Table.Td>
-                  <Table.Td>{r.customer?.source_id ?? r.customer_id ?? '—'}</Table.Td>
+                  <Table.Td>{r.customer_id ? <CustomerLink id={r.customer_id} known={r.customer} /> : '—'}</Table.Td>
                   <Table.Td>{r.order ? money(r.order.amount) : '—'}</Table.Td>
                   <Table.Td>
                     <Badge color={statusColor(r)} variant="light">

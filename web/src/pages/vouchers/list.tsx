@@ -10,11 +10,15 @@ import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { Pager } from '../../components/Pager.tsx';
+import { CustomerLink } from '../../components/CustomerLink.tsx';
 import { dateTime, money } from '../../components/format.ts';
 import { notifyDone, notifyFailed } from '../../components/notify.ts';
+import { VoucherHistory } from './history.tsx';
+import { TryCodeCard } from './try-code.tsx';
 
 // Vouchers: search by code, filter by campaign or holder, and one voucher with its QR code and barcode,
-// publish to a customer, enable/disable, and balance changes for gift and loyalty cards.
+// its redemption history, validating and redeeming it by hand, publishing it to a customer while nobody
+// holds it, enable/disable, and balance changes for gift and loyalty cards.
 
 export interface Voucher {
   id: string;
@@ -83,13 +87,14 @@ export function VouchersPage() {
         <ErrorAlert error={list.error} />
         {list.data && (
           <>
-            <DataTable columns={['Code', 'Type', 'Value', 'Campaign', 'Status']} minWidth={620} highlightOnHover>
+            <DataTable columns={['Code', 'Type', 'Value', 'Campaign', 'Holder', 'Status']} minWidth={720} highlightOnHover>
               {list.data.items.map((v) => (
                 <Table.Tr key={v.id}>
                   <Table.Td><Link to={`/vouchers/${encodeURIComponent(v.code)}`}><code>{v.code}</code></Link></Table.Td>
                   <Table.Td>{v.type}</Table.Td>
                   <Table.Td>{valueOf(v)}</Table.Td>
                   <Table.Td>{v.campaign ?? '—'}</Table.Td>
+                  <Table.Td>{v.holder_id ? <CustomerLink id={v.holder_id} /> : '—'}</Table.Td>
                   <Table.Td><Badge variant="light" color={v.active ? 'green' : 'gray'}>{v.active ? 'active' : 'disabled'}</Badge></Table.Td>
                 </Table.Tr>
               ))}
@@ -161,7 +166,7 @@ export function VoucherPage() {
         description={v.campaign ? `Campaign ${v.campaign}` : 'Standalone voucher'}
         actions={
           <>
-            {can('POST', '/v1/publications') && <Button variant="light" onClick={publish}>Publish…</Button>}
+            {!v.holder_id && can('POST', '/v1/publications') && <Button variant="light" onClick={publish}>Publish…</Button>}
             {v.active
               ? can('POST', '/v1/vouchers/:code/disable') && <Button variant="default" onClick={() => void toggle(false)}>Disable</Button>
               : can('POST', '/v1/vouchers/:code/enable') && <Button onClick={() => void toggle(true)}>Enable</Button>}
@@ -173,7 +178,7 @@ export function VoucherPage() {
         <Card withBorder><Text size="xs" c="dimmed">Type</Text><Text fw={600}>{v.type}</Text></Card>
         <Card withBorder><Text size="xs" c="dimmed">Value</Text><Text fw={600} data-testid="voucher-value">{valueOf(v)}</Text></Card>
         <Card withBorder><Text size="xs" c="dimmed">Redeemed</Text><Text fw={600}>{v.redemption?.redeemed_quantity ?? 0}{v.redemption?.quantity ? ` of ${v.redemption.quantity}` : ''}</Text></Card>
-        <Card withBorder><Text size="xs" c="dimmed">Holder</Text><Text fw={600} truncate>{v.holder_id ? <Link to={`/customers/${v.holder_id}`}>{v.holder_id}</Link> : '—'}</Text></Card>
+        <Card withBorder data-testid="voucher-holder"><Text size="xs" c="dimmed">Holder</Text>{v.holder_id ? <CustomerLink id={v.holder_id} /> : <Text fw={600}>nobody yet</Text>}</Card>
       </SimpleGrid>
       <Card withBorder>
         <Group align="flex-start" wrap="wrap" gap="xl">
@@ -187,6 +192,8 @@ export function VoucherPage() {
           </Stack>
         </Group>
       </Card>
+      {v.type !== 'LOYALTY_CARD' && <TryCodeCard code={v.code} holderId={v.holder_id ?? null} />}
+      <VoucherHistory code={v.code} type={v.type} />
       {(v.type === 'GIFT_VOUCHER' || v.type === 'LOYALTY_CARD') && can('POST', '/v1/vouchers/:code/balance') && (
         <Card withBorder>
           <Title order={2} size="h5" mb="xs">Change the balance</Title>

@@ -1,4 +1,4 @@
-import { ActionIcon, Badge, Button, Card, Code, Group, Loader, MultiSelect, Select, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Badge, Button, Card, Code, Group, Loader, MultiSelect, ScrollArea, Select, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -12,9 +12,11 @@ import { PageHeader } from '../../components/PageHeader.tsx';
 import { dateTime } from '../../components/format.ts';
 import { notifyDone, notifyFailed } from '../../components/notify.ts';
 
-// Webhooks of the signed-in project (management API): configurations (target URL, event kinds, on/off),
-// and each one's delivery log with status and attempts, page by page, where a finished delivery can be
-// re-sent. The log refreshes itself while a delivery is still pending.
+// Webhooks of the signed-in project (management API): configurations (target URL, event kinds, on/off,
+// edited in place), the secret that signs deliveries (shown on demand, rotated), and each one's delivery
+// log with status and attempts, page by page, where a finished delivery can be re-sent and a test event
+// sent. Each attempt shows why it failed, the request sent (signatures withheld) and the answer (first 4 KB).
+// The log refreshes itself while a delivery is still pending.
 
 interface Webhook {
   id: string;
@@ -33,8 +35,96 @@ interface Delivery {
   last_attempt_at: string | null;
   last_response_status: number | null;
   last_error: string | null;
-  attempt_log: Array<{ attempt: number; series_attempt: number; at: string; response_status: number | null; error: string | null; duration_ms: number }>;
+  attempt_log: Attempt[];
   created_at: string;
+}
+
+interface Attempt {
+  attempt: number;
+  series_attempt: number;
+  at: string;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number;
+  request?: { url: string; headers: Record<string, string>; body: string; body_truncated: boolean };
+  response?: { headers: Record<string, string>; body: string; body_truncated: boolean };
+}
+
+/** Headers and body as they went over the wire, for reading (the body pretty-printed when it is JSON). */
+function wireText(headers: Record<string, string>, body: string, truncated: boolean): string {
+  let shown = body;
+  try {
+    if (!truncated) shown = JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    // Not JSON: shown as received.
+  }
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n');
+  return `${head}\n\n${shown}${truncated ? '\n… (cut at 4 KB)' : ''}`;
+}
+
+/** The attempts of one delivery; the one picked (at first the latest) shows its request and answer. */
+function AttemptLog({ delivery }: { delivery: Delivery }) {
+  const [picked, setPicked] = useState(delivery.attempt_log.length);
+  const attempt = delivery.attempt_log.find((a) => a.attempt === picked);
+  return (
+    <Stack>
+      <DataTable columns={['#', 'At', 'Answer', 'Time']} minWidth={420}>
+        {delivery.attempt_log.map((a) => (
+          // Numbered over the delivery's life (as its `attempts` counts them); a re-send starts a new series.
+          <Table.Tr key={a.attempt} data-testid={`attempt-${a.attempt}`} onClick={() => setPicked(a.attempt)} style={{ cursor: 'pointer' }} bg={a.attempt === picked ? 'var(--mantine-color-blue-light)' : undefined}>
+            <Table.Td>
+              {a.attempt}
+              {a.series_attempt === 1 && a.attempt > 1 && (
+                <Badge ml={6} size="xs" variant="light" color="grape">
+                  re-sent
+                </Badge>
+              )}
+            </Table.Td>
+            <Table.Td>{dateTime(a.at)}</Table.Td>
+            <Table.Td>{a.response_status !== null ? `HTTP ${a.response_status}` : a.error ?? 'no answer'}</Table.Td>
+            <Table.Td>{a.duration_ms} ms</Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
+      {attempt && (
+        <Stack gap="xs" data-testid="attempt-details">
+          <Title order={3} size="h6">
+            Attempt {attempt.attempt}: {attempt.error === null ? 'delivered' : attempt.error}
+          </Title>
+          {attempt.request ? (
+            <>
+              <Text size="sm" fw={500}>
+                Request: POST <Code>{attempt.request.url}</Code>
+              </Text>
+              <ScrollArea.Autosize mah={220} type="auto">
+                <Code block data-testid="attempt-request">
+                  {wireText(attempt.request.headers, attempt.request.body, attempt.request.body_truncated)}
+                </Code>
+              </ScrollArea.Autosize>
+              <Text size="sm" fw={500}>
+                Answer
+              </Text>
+              {attempt.response ? (
+                <ScrollArea.Autosize mah={220} type="auto">
+                  <Code block data-testid="attempt-response">
+                    {`HTTP ${attempt.response_status ?? ''}\n${wireText(attempt.response.headers, attempt.response.body, attempt.response.body_truncated)}`}
+                  </Code>
+                </ScrollArea.Autosize>
+              ) : (
+                <Text size="sm" c="dimmed" data-testid="attempt-response">
+                  No answer: {attempt.error ?? 'none'}
+                </Text>
+              )}
+            </>
+          ) : (
+            <Text size="sm" c="dimmed">
+              The request and answer of this attempt were not kept (it was made before the log kept them).
+            </Text>
+          )}
+        </Stack>
+      )}
+    </Stack>
+  );
 }
 
 interface DeliveryPage {
@@ -47,7 +137,7 @@ const STATUS_COLOR: Record<Delivery['status'], string> = { PENDING: 'blue', SUCC
 const LIMIT = 20;
 const FIELDS = { url: 'target_url', events: 'events' };
 
-function DeliveryLog({ base, webhook, canResend }: { base: string; webhook: Webhook; canResend: boolean }) {
+function DeliveryLog({ base, webhook, canResend, canTest }: { base: string; webhook: Webhook; canResend: boolean; canTest: boolean }) {
   const client = useQueryClient();
   const [status, setStatus] = useState<string | null>(null);
   // Cursor paging: the ids each page starts after (the first page: none).
@@ -74,27 +164,18 @@ function DeliveryLog({ base, webhook, canResend }: { base: string; webhook: Webh
     modals.open({
       title: `Delivery ${delivery.id}`,
       size: 'lg',
-      children: (
-        <DataTable columns={['#', 'At', 'Answer', 'Time']} minWidth={420}>
-          {delivery.attempt_log.map((a) => (
-            // Numbered over the delivery's life (as its `attempts` counts them); a re-send starts a new series.
-            <Table.Tr key={a.attempt} data-testid={`attempt-${a.attempt}`}>
-              <Table.Td>
-                {a.attempt}
-                {a.series_attempt === 1 && a.attempt > 1 && (
-                  <Badge ml={6} size="xs" variant="light" color="grape">
-                    re-sent
-                  </Badge>
-                )}
-              </Table.Td>
-              <Table.Td>{dateTime(a.at)}</Table.Td>
-              <Table.Td>{a.response_status !== null ? `HTTP ${a.response_status}` : a.error ?? 'no answer'}</Table.Td>
-              <Table.Td>{a.duration_ms} ms</Table.Td>
-            </Table.Tr>
-          ))}
-        </DataTable>
-      ),
+      children: <AttemptLog delivery={delivery} />,
     });
+
+  const sendTest = async () => {
+    try {
+      await api('POST', `${base}/${webhook.id}/test`);
+      notifyDone('Test event queued: it shows in the log once sent');
+      await client.invalidateQueries({ queryKey: ['webhook-deliveries', webhook.id] });
+    } catch (error) {
+      notifyFailed('The test event was not sent', error);
+    }
+  };
 
   return (
     <Card withBorder data-testid={`deliveries-${webhook.id}`}>
@@ -103,6 +184,11 @@ function DeliveryLog({ base, webhook, canResend }: { base: string; webhook: Webh
           Deliveries to <Code>{webhook.target_url}</Code>
         </Title>
         <Group gap="xs">
+        {canTest && (
+          <Button size="xs" variant="light" onClick={() => void sendTest()} disabled={!webhook.active} title={webhook.active ? undefined : 'Switch the webhook on first'}>
+            Send test event
+          </Button>
+        )}
         <Button size="xs" variant="default" onClick={() => void deliveries.refetch()} loading={deliveries.isFetching}>
           Refresh
         </Button>
@@ -181,6 +267,65 @@ function DeliveryLog({ base, webhook, canResend }: { base: string; webhook: Webh
   );
 }
 
+/** The secret that signs every delivery of the project: hidden until asked for, and rotated on demand. */
+function SigningSecret({ projectId, mayRotate }: { projectId: string; mayRotate: boolean }) {
+  const [shown, setShown] = useState(false);
+  const client = useQueryClient();
+  const token = useQuery({
+    queryKey: ['webhook-token', projectId],
+    queryFn: async () => (await api<{ webhook_token: string | null }>('GET', `/management/v1/projects/${projectId}`)).webhook_token,
+    enabled: shown,
+  });
+  const rotate = () =>
+    confirmThen({
+      title: 'Rotate the signing secret?',
+      body: 'Every delivery from now on, retries included, is signed with a new secret. Receivers that check signatures reject them until they are given the new one.',
+      confirm: 'Rotate secret',
+      action: async () => {
+        const rotated = await api<{ webhook_token: string }>('POST', `/management/v1/projects/${projectId}/webhook-token/rotate`);
+        client.setQueryData(['webhook-token', projectId], rotated.webhook_token);
+        setShown(true);
+      },
+      done: 'Signing secret rotated',
+      failed: 'The secret was not rotated',
+    });
+  return (
+    <Card withBorder>
+      <Group justify="space-between" wrap="wrap" gap="xs">
+        <Stack gap={2}>
+          <Title order={2} size="h5">
+            Signing secret
+          </Title>
+          <Text size="xs" c="dimmed">
+            Receivers check x-punchcard-signature (or x-voucherify-signature) with it.
+          </Text>
+        </Stack>
+        <Group gap="xs">
+          <Button size="xs" variant="default" onClick={() => setShown(!shown)}>
+            {shown ? 'Hide secret' : 'Reveal secret'}
+          </Button>
+          {mayRotate && (
+            <Button size="xs" variant="light" color="red" onClick={rotate}>
+              Rotate secret
+            </Button>
+          )}
+        </Group>
+      </Group>
+      {shown && (
+        <>
+          <ErrorAlert error={token.error} />
+          {token.isPending && <Loader size="sm" aria-label="Loading the secret" />}
+          {token.data && (
+            <Code block mt="sm" data-testid="webhook-token" style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
+              {token.data}
+            </Code>
+          )}
+        </>
+      )}
+    </Card>
+  );
+}
+
 export function WebhooksPage() {
   const { data: session } = useSession();
   const can = useCan();
@@ -191,18 +336,34 @@ export function WebhooksPage() {
   const mayDelete = can('DELETE', '/management/v1/projects/:projectId/webhooks/:webhookId');
   const hooks = useQuery({ queryKey: ['webhooks', base], queryFn: () => api<{ data: Webhook[] }>('GET', base) });
   const [selected, setSelected] = useState<string | null>(null);
+  // The project's webhook_token is readable by the roles that may create webhooks (the API hides it from others).
+  const mayReveal = mayCreate;
   const [form, setForm] = useState<{ url: string; events: string[] }>({ url: '', events: [] });
-  const { busy, errorFor, formError, submit } = useFormSubmit(FIELDS);
+  const [editing, setEditing] = useState<Webhook | null>(null);
+  const { busy, errorFor, formError, submit, setError } = useFormSubmit(FIELDS);
   const refresh = () => client.invalidateQueries({ queryKey: ['webhooks', base] });
   const shown = hooks.data?.data.find((h) => h.id === selected) ?? hooks.data?.data[0];
 
-  const create = submit(async () => {
-    const created = await api<Webhook>('POST', base, { target_url: form.url, events: form.events });
-    notifyDone('Webhook created');
+  const save = submit(async () => {
+    if (editing) {
+      // PUT replaces the configuration; `active` is sent as it is so an edit does not switch the webhook on.
+      await api<Webhook>('PUT', `${base}/${editing.id}`, { target_url: form.url, events: form.events, active: editing.active });
+      notifyDone('Webhook saved');
+      setEditing(null);
+    } else {
+      const created = await api<Webhook>('POST', base, { target_url: form.url, events: form.events });
+      notifyDone('Webhook created');
+      setSelected(created.id);
+    }
     setForm({ url: '', events: [] });
-    setSelected(created.id);
     await refresh();
   });
+
+  const edit = (hook: Webhook) => {
+    setEditing(hook);
+    setForm({ url: hook.target_url, events: hook.events });
+    setError(null);
+  };
 
   const setActive = async (hook: Webhook, active: boolean) => {
     try {
@@ -215,7 +376,7 @@ export function WebhooksPage() {
 
   const remove = (hook: Webhook) =>
     confirmThen({
-      title: 'Delete this webhook?',
+      title: `Delete the webhook to ${hook.target_url}?`,
       body: `${hook.target_url} gets no more deliveries; deliveries still pending are cancelled.`,
       confirm: 'Delete',
       action: async () => {
@@ -249,20 +410,58 @@ export function WebhooksPage() {
                   <Switch checked={hook.active} disabled={!mayUpdate} onChange={(e) => void setActive(hook, e.currentTarget.checked)} aria-label={`Webhook ${hook.target_url} on`} />
                 </Table.Td>
                 <Table.Td>
-                  {mayDelete && (
-                    <ActionIcon variant="subtle" color="red" aria-label={`Delete webhook ${hook.target_url}`} onClick={() => remove(hook)}>
-                      ✕
-                    </ActionIcon>
-                  )}
+                  <Group gap={4} wrap="nowrap" justify="flex-end">
+                    {mayUpdate && (
+                      <Button size="compact-xs" variant="default" aria-label={`Edit webhook ${hook.target_url}`} onClick={() => edit(hook)}>
+                        Edit
+                      </Button>
+                    )}
+                    {mayDelete && (
+                      <ActionIcon variant="subtle" color="red" aria-label={`Delete webhook ${hook.target_url}`} onClick={() => remove(hook)}>
+                        ✕
+                      </ActionIcon>
+                    )}
+                  </Group>
                 </Table.Td>
               </Table.Tr>
             ))}
           </DataTable>
         )}
       </Card>
-      {shown && <DeliveryLog key={shown.id} base={base} webhook={shown} canResend={can('POST', '/management/v1/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/resend')} />}
-      {mayCreate && (
-        <FormCard title="New webhook" onSubmit={create} error={formError} errorTitle="The webhook was not created" submit="Create webhook" busy={busy}>
+      {mayReveal && <SigningSecret projectId={session?.project.id ?? ''} mayRotate={can('POST', '/management/v1/projects/:projectId/webhook-token/rotate')} />}
+      {shown && (
+        <DeliveryLog
+          key={shown.id}
+          base={base}
+          webhook={shown}
+          canResend={can('POST', '/management/v1/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/resend')}
+          canTest={can('POST', '/management/v1/projects/:projectId/webhooks/:webhookId/test')}
+        />
+      )}
+      {(editing ? mayUpdate : mayCreate) && (
+        <FormCard
+          title={editing ? `Edit webhook ${editing.target_url}` : 'New webhook'}
+          onSubmit={save}
+          error={formError}
+          errorTitle={editing ? 'The webhook was not saved' : 'The webhook was not created'}
+          submit={editing ? 'Save webhook' : 'Create webhook'}
+          busy={busy}
+        >
+          {editing && (
+            <Group justify="flex-end">
+              <Button
+                variant="subtle"
+                size="xs"
+                onClick={() => {
+                  setEditing(null);
+                  setForm({ url: '', events: [] });
+                  setError(null);
+                }}
+              >
+                Cancel editing
+              </Button>
+            </Group>
+          )}
           <TextInput label="Target URL" placeholder="https://shop.example.com/punchcard-events" required value={form.url} onChange={(e) => setForm({ ...form, url: e.currentTarget.value })} error={errorFor('url')} />
           <MultiSelect label="Events" placeholder="Pick one or more" searchable data={[...SPEC_EVENT_KINDS]} value={form.events} onChange={(events) => setForm({ ...form, events })} error={errorFor('events')} />
         </FormCard>
