@@ -53,6 +53,30 @@ describe('loyalty tiers: update and delete', () => {
     assert.equal((await t.request('PUT', `/v1/loyalties/${programId}/tiers/ltr_missing`, { json: { name: 'x' } })).status, 404);
   });
 
+  test('changes racing each other never leave two tiers over the same points', async () => {
+    // Each change checks the program's other ranges and then writes; without the program's lock two of
+    // them could each pass the check against the ranges the other had not written yet.
+    const race = await t.request('POST', '/v1/loyalties', { json: { name: 'Raced tiers', voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } });
+    assert.equal(race.status, 200, race.text);
+    const id = race.body.id;
+    const base = await t.request('POST', `/v1/loyalties/${id}/tiers`, { json: [{ name: 'Base', points: { from: 0, to: 99 } }] });
+    assert.equal(base.status, 200, base.text);
+    for (let round = 0; round < 5; round++) {
+      const from = 1000 * (round + 1);
+      const answers = await Promise.all([
+        t.request('POST', `/v1/loyalties/${id}/tiers`, { json: [{ name: `A${round}`, points: { from, to: from + 500 } }] }),
+        t.request('POST', `/v1/loyalties/${id}/tiers`, { json: [{ name: `B${round}`, points: { from: from + 250, to: from + 900 } }] }),
+        t.request('PUT', `/v1/loyalties/${id}/tiers/${base.body[0].id}`, { json: { points: { from: 0, to: from + 100 } } }),
+      ]);
+      for (const answer of answers) assert.ok(answer.status === 200 || answer.status === 400, answer.text);
+      const stored = (await t.request('GET', `/v1/loyalties/${id}/tiers?limit=100`)).body.data as Json[];
+      const ranges = stored.map((tier) => [tier.points.from, tier.points.to ?? Number.POSITIVE_INFINITY] as const).sort((a, b) => a[0] - b[0]);
+      for (let i = 1; i < ranges.length; i++) assert.ok(ranges[i][0] > ranges[i - 1][1], `round ${round}: overlapping ranges ${JSON.stringify(ranges)}`);
+      // Put the base back below the next round's ranges.
+      assert.equal((await t.request('PUT', `/v1/loyalties/${id}/tiers/${base.body[0].id}`, { json: { points: { from: 0, to: 99 } } })).status, 200);
+    }
+  });
+
   test("a tier's earning-rule mapping replaced", async () => {
     const rule = await t.request('POST', `/v1/loyalties/${programId}/earning-rules`, { json: [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 10 } }] });
     assert.equal(rule.status, 200, rule.text);
