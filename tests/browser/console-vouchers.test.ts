@@ -150,6 +150,11 @@ describe('console: vouchers, codes and campaign statistics', { skip: BROWSER_MIS
     await stats.getByText('of 3 codes published').waitFor();
     assert.equal(await stats.getByTestId('stats-redeemed').textContent(), '1');
     await stats.getByTestId(`top-code-${held}`).getByRole('cell', { name: '2', exact: true }).waitFor();
+    // The charts' days are written as the rest of the console writes them (the browser's language here), not as YYYY-MM-DD.
+    const ticks = stats.getByTestId('stats-redemptions-chart').locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value');
+    await ticks.first().waitFor();
+    const days = await ticks.allTextContents();
+    assert.ok(days.length > 0 && days.every((tick) => /^[A-Z][a-z]{2} \d{1,2}$/.test(tick)), `days on the axis: ${days.join(', ')}`);
     await cleanScreenshot(page, 'vouchers-campaign-stats');
   });
 

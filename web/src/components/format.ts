@@ -44,6 +44,16 @@ export function day(isoOrDate: string | null | undefined): string {
   return new Date(plain ? `${isoOrDate}T12:00:00Z` : isoOrDate).toLocaleDateString(locale, { dateStyle: 'medium', timeZone: plain ? 'UTC' : timeZone });
 }
 
+/** A calendar day (`YYYY-MM-DD`) as short as a chart's axis needs: day and month in the project's language. */
+export function shortDay(date: string): string {
+  return new Date(`${date}T12:00:00Z`).toLocaleDateString(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' });
+}
+
+/** Per-day rows with a `day` member to label a chart's axis and tooltip with (shortDay). */
+export function labelledDays<Row extends { date: string }>(rows: readonly Row[]): Array<Row & { day: string }> {
+  return rows.map((row) => ({ ...row, day: shortDay(row.date) }));
+}
+
 export function count(n: number): string {
   return n.toLocaleString(locale);
 }

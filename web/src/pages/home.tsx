@@ -7,7 +7,7 @@ import { useState } from 'react';
 import { api, withQuery } from '../api/client.ts';
 import { messageOf } from '../api/field-errors.ts';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { count, money } from '../components/format.ts';
+import { count, labelledDays, money } from '../components/format.ts';
 
 // Home: the project's figures per day from GET /v1/reports/daily (computed from the records themselves).
 
@@ -91,8 +91,8 @@ export function HomePage() {
             </Title>
             <BarChart
               h={240}
-              data={report.data.data}
-              dataKey="date"
+              data={labelledDays(report.data.data)}
+              dataKey="day"
               series={[
                 { name: 'redemptions', label: 'Redeemed', color: 'blue.6' },
                 { name: 'rollbacks', label: 'Rolled back', color: 'orange.6' },
@@ -110,8 +110,8 @@ export function HomePage() {
               </Title>
               <LineChart
                 h={200}
-                data={report.data.data.map((d) => ({ date: d.date, discount: d.discount_amount / 100 }))}
-                dataKey="date"
+                data={labelledDays(report.data.data).map((d) => ({ day: d.day, discount: d.discount_amount / 100 }))}
+                dataKey="day"
                 series={[{ name: 'discount', label: 'Discount', color: 'teal.6' }]}
                 curveType="linear"
                 tickLine="y"
@@ -123,8 +123,8 @@ export function HomePage() {
               </Title>
               <BarChart
                 h={200}
-                data={report.data.data}
-                dataKey="date"
+                data={labelledDays(report.data.data)}
+                dataKey="day"
                 series={[
                   { name: 'points_issued', label: 'Issued', color: 'grape.6' },
                   { name: 'points_spent', label: 'Spent', color: 'yellow.6' },

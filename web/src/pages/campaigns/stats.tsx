@@ -8,7 +8,7 @@ import { api, withQuery } from '../../api/client.ts';
 import { useCan } from '../../app/session.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
-import { count, money } from '../../components/format.ts';
+import { count, labelledDays, money } from '../../components/format.ts';
 import type { Campaign } from './list.tsx';
 
 // A campaign's statistics from GET /v1/reports/daily?campaign_id=… (figures computed by the database from
@@ -122,8 +122,8 @@ export function CampaignStats({ campaign }: { campaign: Campaign }) {
               </Text>
               <BarChart
                 h={180}
-                data={r.data}
-                dataKey="date"
+                data={labelledDays(r.data)}
+                dataKey="day"
                 series={[
                   { name: 'redemptions', label: 'Redeemed', color: 'blue.6' },
                   { name: 'rollbacks', label: 'Rolled back', color: 'orange.6' },
@@ -138,8 +138,8 @@ export function CampaignStats({ campaign }: { campaign: Campaign }) {
               </Text>
               <LineChart
                 h={180}
-                data={r.data.map((d) => ({ date: d.date, value: loyalty ? d.points_issued : d.discount_amount / 100 }))}
-                dataKey="date"
+                data={labelledDays(r.data).map((d) => ({ day: d.day, value: loyalty ? d.points_issued : d.discount_amount / 100 }))}
+                dataKey="day"
                 series={[{ name: 'value', label: loyalty ? 'Points' : 'Discount', color: 'teal.6' }]}
                 curveType="linear"
                 tickLine="y"
