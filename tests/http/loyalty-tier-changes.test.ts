@@ -71,7 +71,10 @@ describe('loyalty tiers: update and delete', () => {
       for (const answer of answers) assert.ok(answer.status === 200 || answer.status === 400, answer.text);
       const stored = (await t.request('GET', `/v1/loyalties/${id}/tiers?limit=100`)).body.data as Json[];
       const ranges = stored.map((tier) => [tier.points.from, tier.points.to ?? Number.POSITIVE_INFINITY] as const).sort((a, b) => a[0] - b[0]);
-      for (let i = 1; i < ranges.length; i++) assert.ok(ranges[i][0] > ranges[i - 1][1], `round ${round}: overlapping ranges ${JSON.stringify(ranges)}`);
+      ranges.reduce((previous, range) => {
+        assert.ok(range[0] > previous[1], `round ${round}: overlapping ranges ${JSON.stringify(ranges)}`);
+        return range;
+      });
       // Put the base back below the next round's ranges.
       assert.equal((await t.request('PUT', `/v1/loyalties/${id}/tiers/${base.body[0].id}`, { json: { points: { from: 0, to: 99 } } })).status, 200);
     }
