@@ -63,7 +63,7 @@ describe('console: cockpit branding with a live preview', { skip: BROWSER_MISSIN
   test('an ADMIN creates the branding from Setup; the preview follows every keystroke', async () => {
     const { page } = browser;
     assert.deepEqual(await stored(), [], 'the project starts without a branding');
-    await page.getByRole('link', { name: 'Setup' }).click();
+    await page.getByRole('link', { name: 'Setup', exact: true }).click();
     await page.getByRole('link', { name: /Cockpit branding/ }).click();
     await page.getByTestId('no-branding').waitFor();
     await header(page).getByRole('heading', { name: projectName }).waitFor();

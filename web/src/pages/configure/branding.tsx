@@ -1,4 +1,4 @@
-import { Badge, Box, Button, Card, Grid, Group, Loader, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Anchor, Badge, Box, Button, Card, Grid, Group, Loader, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
@@ -296,9 +296,9 @@ export function BrandingPage() {
 
   return (
     <>
-      <Text size="sm" mb={4}>
-        <Link to="/configure">Setup</Link>
-      </Text>
+      <Anchor component={Link} to="/configure" size="sm" display="inline-block" mb={4}>
+        ← Setup
+      </Anchor>
       <PageHeader title="Cockpit branding" description="The name, look, contact details and links customers see on their cockpit (wallet and preference center)." />
       {phone ? (
         <Stack>
