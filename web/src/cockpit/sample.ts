@@ -1,4 +1,4 @@
-import type { Brand, Wallet } from './api.ts';
+import type { Brand, Wallet } from './types.ts';
 
 // What the console's branding preview shows: the brand the cockpit would derive from a branding (as
 // src/services/cockpit/wallet.ts does on the server), and a sample customer's wallet to draw it on.
