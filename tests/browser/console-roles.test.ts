@@ -140,6 +140,11 @@ describe('console: each role sees only what it may do', { skip: BROWSER_MISSING 
       actions: { 'create a webhook': { find: (page) => page.getByRole('button', { name: 'Create webhook' }), roles: ['ADMIN'] } },
     },
     {
+      path: '/configure/branding',
+      ready: (page) => page.getByTestId('no-branding').or(notPermitted(page)),
+      actions: { 'create the cockpit branding': { find: (page) => page.getByRole('button', { name: 'Create branding' }), roles: ['ADMIN'] } },
+    },
+    {
       path: '/settings',
       ready: (page) => page.getByRole('cell', { name: /merchant@shop\.example\.com/ }).or(notPermitted(page)),
       actions: {

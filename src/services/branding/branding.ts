@@ -81,8 +81,9 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 
 function check(field: string, key: string, value: string): void {
+  // Worded as the schema's own errors ("Property .a.b …") so a form can show it beside the member's field.
   const bad = (what: string) => {
-    throw errors.invalidPayload(`${field}.${key} must be ${what}`);
+    throw errors.invalidPayload(`Property .${field}.${key} must be ${what}`);
   };
   if (key.endsWith('_url')) {
     const url = webUrl(value);

@@ -23,6 +23,7 @@ import { MetadataSchemasPage } from '../pages/metadata-schemas/list.tsx';
 import { SegmentPage } from '../pages/segments/detail.tsx';
 import { SegmentsPage } from '../pages/segments/list.tsx';
 import { NewSegmentPage } from '../pages/segments/new.tsx';
+import { BrandingPage } from '../pages/configure/branding.tsx';
 import { ConfigurePage } from '../pages/configure/configure.tsx';
 import { EditValidationRulePage, NewValidationRulePage } from '../pages/validation-rules/editor.tsx';
 import { ValidationRulePage } from '../pages/validation-rules/detail.tsx';
@@ -77,6 +78,7 @@ export const SCREENS: Screen[] = [
   { path: '/metadata-schemas/:schemaId', element: <MetadataSchemaPage />, needs: ['GET', '/management/v1/projects/:projectId/metadata-schemas'] },
   { path: '/consents', element: <ConsentsPage />, needs: ['GET', '/management/v1/projects/:projectId/consents'] },
   { path: '/configure', element: <ConfigurePage />, needs: ['GET', '/v1/segments'] },
+  { path: '/configure/branding', element: <BrandingPage />, needs: ['GET', '/management/v1/projects/:projectId/branding'] },
   { path: '/exports', element: <ExportsPage />, needs: ['GET', '/v1/exports'] },
   { path: '/webhooks', element: <WebhooksPage />, needs: ['GET', '/management/v1/projects/:projectId/webhooks'] },
   { path: '/settings', element: <SettingsPage />, needs: ['GET', '/management/v1/projects/:projectId'] },

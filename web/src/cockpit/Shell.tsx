@@ -1,14 +1,40 @@
 import { Anchor, Box, Center, Container, Group, Image, Loader, Stack, Text, Title } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { createContext, useContext, type ReactNode } from 'react';
 import { CockpitError, linkToken, type Brand } from './api.ts';
 
 // The frame of both pages: the shop's name, logo and colour on top, its contact and links below.
 
-export function Shell({ brand, page, children }: { brand: Brand; page: 'wallet' | 'preferences'; children: ReactNode }) {
-  const token = encodeURIComponent(linkToken());
+/**
+ * True where the pages are drawn inside the console as a preview with sample data: the frame is not a
+ * whole page (no page-height minimum, no page landmarks), its navigation goes nowhere, and nothing calls
+ * the cockpit API (the sample belongs to no link).
+ */
+export const SamplePreview = createContext(false);
+
+function PageLink({ href, current, children }: { href: string; current: boolean; children: ReactNode }) {
+  const preview = useContext(SamplePreview);
+  const look = { c: 'white', fw: current ? 700 : 400 } as const;
+  if (preview)
+    return (
+      <Text component="span" {...look} td={current ? 'underline' : undefined}>
+        {children}
+      </Text>
+    );
   return (
-    <Box mih="100vh" bg="gray.0">
-      <Box component="header" style={{ background: brand.primary_color, color: 'white' }} py="md">
+    <Anchor href={href} {...look} underline={current ? 'always' : 'hover'}>
+      {children}
+    </Anchor>
+  );
+}
+
+export function Shell({ brand, page, children }: { brand: Brand; page: 'wallet' | 'preferences'; children: ReactNode }) {
+  const preview = useContext(SamplePreview);
+  const token = encodeURIComponent(linkToken());
+  // A preview's outside links open beside the console rather than replacing it.
+  const away = preview ? ({ target: '_blank' } as const) : {};
+  return (
+    <Box mih={preview ? undefined : '100vh'} bg="gray.0">
+      <Box component={preview ? 'div' : 'header'} data-testid="cockpit-header" style={{ background: brand.primary_color, color: 'white' }} py="md">
         <Container size="xs">
           <Group justify="space-between" wrap="nowrap">
             <Group gap="sm" wrap="nowrap">
@@ -18,20 +44,20 @@ export function Shell({ brand, page, children }: { brand: Brand; page: 'wallet' 
               </Title>
             </Group>
             <Group gap="md" wrap="nowrap" component="nav" aria-label="Cockpit">
-              <Anchor href={`/cockpit#token=${token}`} c="white" fw={page === 'wallet' ? 700 : 400} underline={page === 'wallet' ? 'always' : 'hover'}>
+              <PageLink href={`/cockpit#token=${token}`} current={page === 'wallet'}>
                 Wallet
-              </Anchor>
-              <Anchor href={`/cockpit/preferences#token=${token}`} c="white" fw={page === 'preferences' ? 700 : 400} underline={page === 'preferences' ? 'always' : 'hover'}>
+              </PageLink>
+              <PageLink href={`/cockpit/preferences#token=${token}`} current={page === 'preferences'}>
                 Preferences
-              </Anchor>
+              </PageLink>
             </Group>
           </Group>
         </Container>
       </Box>
-      <Container size="xs" py="md" component="main">
+      <Container size="xs" py="md" component={preview ? 'div' : 'main'}>
         {children}
       </Container>
-      <Container size="xs" pb="xl" component="footer">
+      <Container size="xs" pb="xl" component={preview ? 'div' : 'footer'}>
         <Stack gap={4}>
           {(brand.contact.email || brand.contact.phone) && (
             <Text size="sm" c="dimmed">
@@ -47,17 +73,17 @@ export function Shell({ brand, page, children }: { brand: Brand; page: 'wallet' 
           )}
           <Group gap="md">
             {brand.website_url && (
-              <Anchor size="sm" href={brand.website_url} rel="noreferrer">
+              <Anchor size="sm" href={brand.website_url} rel="noreferrer" {...away}>
                 Website
               </Anchor>
             )}
             {brand.privacy_policy_url && (
-              <Anchor size="sm" href={brand.privacy_policy_url} rel="noreferrer">
+              <Anchor size="sm" href={brand.privacy_policy_url} rel="noreferrer" {...away}>
                 Privacy policy
               </Anchor>
             )}
             {brand.terms_of_use_url && (
-              <Anchor size="sm" href={brand.terms_of_use_url} rel="noreferrer">
+              <Anchor size="sm" href={brand.terms_of_use_url} rel="noreferrer" {...away}>
                 Terms of use
               </Anchor>
             )}

@@ -1,9 +1,9 @@
 import { Alert, Badge, Button, Card, CopyButton, Divider, Group, Image, Progress, Stack, Text, Title, UnstyledButton } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useRef, useState } from 'react';
+import { useContext, useRef, useState } from 'react';
 import { CockpitError, cockpitApi, intentKey, type Brand, type Discount, type HistoryPage, type LoyaltyCard, type Reward, type Transaction, type Wallet } from './api.ts';
 import { CouponTerms } from './CouponTerms.tsx';
-import { LinkError, Loading, Shell } from './Shell.tsx';
+import { LinkError, Loading, SamplePreview, Shell } from './Shell.tsx';
 
 // The wallet: loyalty cards (balance, pending points, next expiry, tier and progress, rewards to redeem,
 // history), coupons, gift cards and referral codes, each code with its QR code and barcode.
@@ -84,6 +84,7 @@ function CodeBlock({ code, qr, barcode }: { code: string; qr: string | null; bar
 
 /** One reward: Redeem asks to confirm; Confirm redeems once however often it is tapped (one key per intent). */
 function RewardRow({ card, reward, brand }: { card: LoyaltyCard; reward: Reward; brand: Brand }) {
+  const preview = useContext(SamplePreview);
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const intent = useRef<string | null>(null);
@@ -103,6 +104,11 @@ function RewardRow({ card, reward, brand }: { card: LoyaltyCard; reward: Reward;
     },
   });
   const confirm = () => {
+    // A sample reward belongs to no card: the preview shows the buttons but redeems nothing.
+    if (preview) {
+      setConfirming(false);
+      return;
+    }
     // Every tap of this Confirm is the same intent: a repeat is answered with the first one's result.
     intent.current ??= intentKey();
     if (!redeem.isPending) redeem.mutate(intent.current);
@@ -293,7 +299,12 @@ export function WalletPage() {
   const wallet = useQuery({ queryKey: ['wallet'], queryFn: () => cockpitApi<Wallet>('GET', '/wallet') });
   if (wallet.isPending) return <Loading />;
   if (wallet.isError) return <LinkError error={wallet.error} />;
-  const { brand, customer, loyalty_cards: cards, vouchers, gift_cards: giftCards, referrals } = wallet.data;
+  return <WalletView wallet={wallet.data} />;
+}
+
+/** The wallet drawn from its data: the customer's own, or the console's sample in a preview. */
+export function WalletView({ wallet }: { wallet: Wallet }) {
+  const { brand, customer, loyalty_cards: cards, vouchers, gift_cards: giftCards, referrals } = wallet;
   const firstName = customer.name?.split(/\s+/)[0];
   return (
     <Shell brand={brand} page="wallet">

@@ -10,13 +10,14 @@ const SECTIONS = [
   { to: '/segments', title: 'Segments', text: 'Groups of customers, picked one by one or kept up to date by a filter.', route: '/v1/segments' },
   { to: '/metadata-schemas', title: 'Metadata schemas', text: 'The metadata properties each kind of object may carry, with their types.', route: '/management/v1/projects/:projectId/metadata-schemas' },
   { to: '/consents', title: 'Consents', text: 'What customers may opt in to or out of, and how the options are grouped.', route: '/management/v1/projects/:projectId/consents' },
+  { to: '/configure/branding', title: 'Cockpit branding', text: "The name, logo, colours and contact details on customers' cockpit, with a live preview.", route: '/management/v1/projects/:projectId/branding' },
 ];
 
 export function ConfigurePage() {
   const can = useCan();
   return (
     <>
-      <PageHeader title="Setup" description="Rules, segments and definitions used across campaigns and customers." />
+      <PageHeader title="Setup" description="Rules, segments, definitions used across campaigns and customers, and the look of the customer cockpit." />
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         {SECTIONS.filter((s) => can('GET', s.route)).map((s) => (
           <Card key={s.to} withBorder component={Link} to={s.to}>
