@@ -28,7 +28,7 @@ describe('console: projects', { skip: BROWSER_MISSING }, () => {
     (await t.request('GET', '/management/v1/projects', { headers: t.managementHeaders() })).body.data as Array<{ id: string; name: string; timezone: string; description: string }>;
   const idOf = async (name: string) => (await live()).find((p) => p.name === name)?.id ?? '';
   const switcherOptions = async (page: Page) => {
-    await page.getByRole('textbox', { name: 'Project' }).click();
+    await page.getByRole('combobox', { name: 'Project' }).click();
     const listbox = page.getByRole('listbox');
     await listbox.waitFor();
     const options = await listbox.getByRole('option').allTextContents();
@@ -76,12 +76,12 @@ describe('console: projects', { skip: BROWSER_MISSING }, () => {
     assert.deepEqual(await switcherOptions(page), ['Default project', 'Harbour shop'], 'the new project is in the switcher without reloading');
     await cleanScreenshot(page, 'projects-list');
 
-    await page.getByRole('textbox', { name: 'Project' }).click();
+    await page.getByRole('combobox', { name: 'Project' }).click();
     await page.getByRole('option', { name: 'Harbour shop' }).click();
     await page.waitForURL(/\/dashboard\/?$/);
     await page.getByRole('link', { name: 'Projects' }).click();
     await page.getByTestId(`project-${harbour}`).getByText('ADMIN · working here').waitFor();
-    assert.equal(await page.getByRole('textbox', { name: 'Project' }).inputValue(), 'Harbour shop');
+    assert.equal(await page.getByRole('combobox', { name: 'Project' }).inputValue(), 'Harbour shop');
     assert.equal(await page.getByTestId('role').textContent(), 'ADMIN');
   });
 
@@ -134,7 +134,7 @@ describe('console: projects', { skip: BROWSER_MISSING }, () => {
     await page.getByRole('dialog', { name: 'Delete project Default project?' }).getByRole('button', { name: 'Delete Default project' }).click();
     await page.getByText('Project Default project not deleted').waitFor();
     await page.getByText("it is the server's default project").waitFor();
-    await cleanScreenshot(page, 'projects-refused');
+    await screenshot(page, 'projects-refused');
     assert.ok((await live()).some((p) => p.id === t.projectId));
     assert.ok((await live()).some((p) => p.id === harbour));
   });
@@ -151,6 +151,10 @@ describe('console: projects', { skip: BROWSER_MISSING }, () => {
       await cleanScreenshot(page, 'projects-phone');
       const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
       assert.ok(width <= PHONE.width, `the page is ${width}px wide`);
+      // With the project switcher in the header, the account menu still fits on the screen.
+      const account = await page.getByRole('button', { name: 'Account' }).boundingBox();
+      assert.ok(account && account.x + account.width <= PHONE.width, `the account menu ends at ${account ? account.x + account.width : '?'}px`);
+      assert.ok(await page.getByRole('combobox', { name: 'Project' }).isVisible());
       await page.getByRole('button', { name: 'Delete project Harbour shop' }).click();
       const dialog = page.getByRole('dialog', { name: 'Delete project Harbour shop?' });
       await dialog.waitFor();
@@ -172,7 +176,7 @@ describe('console: projects', { skip: BROWSER_MISSING }, () => {
       await page.getByRole('link', { name: 'Settings' }).waitFor();
       assert.equal(await page.getByRole('link', { name: 'Projects' }).count(), 0);
       await page.goto(`${t.url}/dashboard/projects`);
-      await page.getByTestId('not-permitted').waitFor();
+      await page.getByTestId('not-permitted').getByText("Only the organisation's owner manages its projects").waitFor();
       assert.equal(await page.getByRole('button', { name: 'Create project' }).count(), 0);
       await cleanScreenshot(page, 'projects-not-owner');
     } finally {

@@ -39,6 +39,8 @@ export interface Screen {
   path: string;
   element: React.ReactNode;
   needs?: readonly ['GET' | 'POST' | 'PUT' | 'DELETE', string];
+  /** What a session that may not open the screen is told, when "your role may not" would mislead. */
+  refused?: string;
 }
 
 const CREATES_CAMPAIGN = ['POST', '/v1/campaigns'] as const;
@@ -82,7 +84,7 @@ export const SCREENS: Screen[] = [
   { path: '/webhooks', element: <WebhooksPage />, needs: ['GET', '/management/v1/projects/:projectId/webhooks'] },
   { path: '/settings', element: <SettingsPage />, needs: ['GET', '/management/v1/projects/:projectId'] },
   // The organisation's projects: for its owner only (the one console user the server lets list them).
-  { path: '/projects', element: <ProjectsPage />, needs: ['GET', '/management/v1/projects'] },
+  { path: '/projects', element: <ProjectsPage />, needs: ['GET', '/management/v1/projects'], refused: "Only the organisation's owner manages its projects from the console." },
   // Every role has an account (the header's account menu leads here).
   { path: '/account', element: <AccountPage /> },
 ];
