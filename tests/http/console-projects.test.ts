@@ -49,6 +49,7 @@ describe('console: projects for the organisation owner', () => {
     const list = await admin.request('GET', '/management/v1/projects');
     assert.equal(list.status, 403, list.text);
     assert.equal(list.body.key, 'missing_required_permission');
+    assert.match(list.body.details, /Only the organisation's owner \(or the management key\) may GET \/management\/v1\/projects/);
     const created = await admin.request('POST', '/management/v1/projects', { json: project('By the ADMIN') });
     assert.equal(created.status, 403, created.text);
     assert.equal(created.body.key, 'missing_required_permission');

@@ -132,11 +132,15 @@ function authorizeSession(auth: Authenticator, request: FastifyRequest, principa
     throw errors.forbidden(`Changes made with a console session must carry the session's ${CSRF_HEADER} header (CSRF protection)`);
   }
   const route = request.routeOptions.url ?? request.url;
+  const ownersAct = ownerAllows(method, route);
   if (!sessionAllows({ role: principal.role, owner: principal.isOwner }, method, route, writes)) {
-    throw domainError('missing_required_permission', { details: `Your role ${principal.role} may not ${method} ${route}` });
+    const details = ownersAct
+      ? `Only the organisation's owner (or the management key) may ${method} ${route}`
+      : `Your role ${principal.role} may not ${method} ${route}`;
+    throw domainError('missing_required_permission', { details });
   }
   // The owner deletes projects other than the session's (the service refuses the session's own).
-  if (principal.isOwner && ownerAllows(method, route)) return;
+  if (principal.isOwner && ownersAct) return;
   const projectId = (request.params as Record<string, unknown> | undefined)?.projectId;
   if (route.startsWith('/management/v1/projects/:projectId') && projectId !== principal.projectId) {
     throw errors.forbidden(`Your console session works in project ${principal.projectId}; switch to project ${String(projectId)} first`);
