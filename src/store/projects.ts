@@ -151,6 +151,16 @@ export async function lockProjectRow(db: Executor, id: string): Promise<void> {
   await db.selectFrom('projects').select('id').where('id', '=', id).forUpdate().execute();
 }
 
+/**
+ * Every live project's id, their rows locked in id order on PostgreSQL (SQLite write transactions are
+ * exclusive already): for a rule about the set of projects, such as "one stays".
+ */
+export async function lockLiveProjects(db: Executor): Promise<string[]> {
+  let query = db.selectFrom('projects').select('id').where('deleted_at', 'is', null).orderBy('id', 'asc');
+  if (isPostgres(db)) query = query.forUpdate();
+  return (await query.execute()).map((row) => row.id);
+}
+
 // Whether voucher codes are case-sensitive is fixed when a project is created, so it is cached for the
 // life of the process.
 const caseSensitivity = new Map<string, boolean>();

@@ -11,6 +11,7 @@ export interface LiveSession {
   expires_at: string;
   role: string;
   login: string;
+  is_owner: boolean | number;
 }
 
 export async function insertSession(db: Executor, row: Insertable<UserSessionsTable>): Promise<void> {
@@ -36,6 +37,7 @@ export async function findLiveSession(db: Executor, tokenHash: string, now: stri
       'user_sessions.expires_at',
       'project_users.role',
       'users.login',
+      'users.is_owner',
     ])
     .where('user_sessions.token_hash', '=', tokenHash)
     .where('user_sessions.revoked_at', 'is', null)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { roleAllows, type Role } from '../../src/domain/auth/roles.ts';
+import { roleAllows, sessionAllows, ROLES, type Role } from '../../src/domain/auth/roles.ts';
 import { signInWaitMs } from '../../src/domain/auth/sign-in-throttle.ts';
 
 // What each console role may call (route patterns as registered), and the sign-in slow-down curve.
@@ -46,6 +46,19 @@ describe('console roles', () => {
       }
     });
   }
+
+  test("the organisation's owner lists, creates and deletes projects whatever their role; nothing else widens", () => {
+    const acts = [['GET', '/management/v1/projects'], ['POST', '/management/v1/projects'], ['DELETE', '/management/v1/projects/:projectId']] as const;
+    for (const role of ROLES) {
+      for (const [method, route] of acts) {
+        assert.equal(sessionAllows({ role, owner: true }, method, route), true, `owner ${role} ${method} ${route}`);
+        assert.equal(sessionAllows({ role, owner: false }, method, route), false, `${role} ${method} ${route}`);
+      }
+      for (const [method, route] of [['PUT', '/management/v1/projects/:projectId'], ['POST', '/v1/campaigns'], ['GET', '/management/v1/projects/:projectId/api-keys']] as const) {
+        assert.equal(sessionAllows({ role, owner: true }, method, route), roleAllows(role, method, route), `owner ${role} ${method} ${route}: the role decides`);
+      }
+    }
+  });
 
   test('a route that writes on a GET is a write for every role: VIEWER and MERCHANT may not call it', () => {
     const expected: Record<Role, boolean> = { ADMIN: true, USER: true, VIEWER: false, MERCHANT: false };

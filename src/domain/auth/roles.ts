@@ -6,8 +6,8 @@
 //
 // The vendor's four predefined roles:
 // - ADMIN: everything in the project, including its settings, API keys (see and rotate), webhooks, schemas
-//   and team (users and roles). Organisation-wide acts (creating, listing or deleting projects) stay with
-//   the management key.
+//   and team (users and roles). Organisation-wide acts (creating, listing or deleting projects) are not a
+//   project role's: they stay with the management key and the organisation's owner (below).
 // - USER: the day-to-day work — campaigns, vouchers, customers, loyalty, orders, products, redemptions and
 //   rollbacks, exports — but not permanent deletion (GDPR erasure of customers, emptying the bin) nor the
 //   project's settings, webhooks, schemas or team, which it may only read.
@@ -15,6 +15,11 @@
 // - MERCHANT: the shop counter: looks up vouchers, customers, loyalty cards, campaigns, products, orders
 //   and redemptions, validates and redeems (vouchers, promotions, loyalty rewards), creates and updates
 //   customers. No business figures (reports), no exports, no settings.
+//
+// The organisation's owner (the first admin, `users.is_owner`) may also list every project, create one and
+// delete another from a console session, whatever their role in the session's project: an account's
+// standing, not a role, so it is asked of `sessionAllows` beside the role. The service keeps the rules that
+// need the data (never the session's own project, never the last one: src/services/projects/projects.ts).
 //
 // "Changes" means what the route does, not its method: a route that writes on a GET is declared a write
 // where it is registered (`config.writes`, src/http/plugins/auth.ts), and is checked as one here.
@@ -60,6 +65,13 @@ const MERCHANT_WRITES: ReadonlyArray<readonly [string, RegExp]> = [
   ['POST', /^\/v1\/loyalties\/(:campaignId\/)?members\/:memberId\/redemption$/],
   ['POST', /^\/v1\/customers$/],
   ['PUT', /^\/v1\/customers\/:customerId$/],
+];
+
+/** What the organisation's owner may do besides their role (see the top of this file). */
+const OWNER_ACTS: ReadonlyArray<readonly [string, RegExp]> = [
+  ['GET', /^\/management\/v1\/projects$/],
+  ['POST', /^\/management\/v1\/projects$/],
+  ['DELETE', /^\/management\/v1\/projects\/:projectId$/],
 ];
 
 /** What a MERCHANT may not read: bulk data and business figures. */
@@ -108,4 +120,24 @@ export function roleAllows(role: Role, method: string, route: string, writes = !
     }
   }
   return false;
+}
+
+/** Whether `method route` is one of the organisation-wide acts the owner may call from a console session. */
+export function ownerAllows(method: string, route: string): boolean {
+  return matches(OWNER_ACTS, method.toUpperCase(), route);
+}
+
+/** Who a console session acts as: the role in its project, and whether the user owns the organisation. */
+export interface SessionGrant {
+  role: Role;
+  owner: boolean;
+}
+
+/**
+ * Whether a console session may call `method route`: its role allows it (`roleAllows`), or its user is the
+ * organisation's owner and the route is an owner's act. The HTTP layer asks this on every session request
+ * and the session's list of routes is made from it, so the console offers what the server accepts.
+ */
+export function sessionAllows(grant: SessionGrant, method: string, route: string, writes = !isSafeMethod(method)): boolean {
+  return roleAllows(grant.role, method, route, writes) || (grant.owner && ownerAllows(method, route));
 }

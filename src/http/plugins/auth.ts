@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parse as parseCookies } from 'cookie';
-import { isSafeMethod, roleAllows, type Role } from '../../domain/auth/roles.ts';
+import { isSafeMethod, ownerAllows, sessionAllows, type SessionGrant } from '../../domain/auth/roles.ts';
 import { domainError, errors } from '../../domain/errors.ts';
 import { eventSourceOf, type Authenticator, type Principal } from '../../services/auth/authenticator.ts';
 import type { Actor } from '../../services/context.ts';
@@ -12,7 +12,8 @@ import type { Actor } from '../../services/context.ts';
 // the request carries no keys or bearer token, and it acts as its user with the user's role in the
 // session's project. Every request on a session is checked here, before any handler: a change must carry
 // the session's CSRF token (X-CSRF-Token), the role must allow the route (src/domain/auth/roles.ts), and a
-// management route must concern the session's own project.
+// management route must concern the session's own project — except the organisation owner's acts on
+// projects (listing, creating, deleting another project), which concern the organisation.
 
 export type AuthMode =
   /** `/v1`: server keys or a bearer token whose scopes open the path. */
@@ -131,9 +132,15 @@ function authorizeSession(auth: Authenticator, request: FastifyRequest, principa
     throw errors.forbidden(`Changes made with a console session must carry the session's ${CSRF_HEADER} header (CSRF protection)`);
   }
   const route = request.routeOptions.url ?? request.url;
-  if (!roleAllows(principal.role, method, route, writes)) {
-    throw domainError('missing_required_permission', { details: `Your role ${principal.role} may not ${method} ${route}` });
+  const ownersAct = ownerAllows(method, route);
+  if (!sessionAllows({ role: principal.role, owner: principal.isOwner }, method, route, writes)) {
+    const details = ownersAct
+      ? `Only the organisation's owner (or the management key) may ${method} ${route}`
+      : `Your role ${principal.role} may not ${method} ${route}`;
+    throw domainError('missing_required_permission', { details });
   }
+  // The owner deletes projects other than the session's (the service refuses the session's own).
+  if (principal.isOwner && ownersAct) return;
   const projectId = (request.params as Record<string, unknown> | undefined)?.projectId;
   if (route.startsWith('/management/v1/projects/:projectId') && projectId !== principal.projectId) {
     throw errors.forbidden(`Your console session works in project ${principal.projectId}; switch to project ${String(projectId)} first`);
@@ -161,11 +168,12 @@ const SESSION_MODES: ReadonlySet<AuthMode> = new Set<AuthMode>(['server', 'serve
 const ACTION_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * What `role` may call among the routes a console session reaches, as `METHOD /route/:pattern`: the
- * console session carries this list so the page offers only these actions. It is `roleAllows` applied to
- * the registered routes, the same check `authorizeSession` makes on every request.
+ * What a session (its role, and whether its user owns the organisation) may call among the routes a
+ * console session reaches, as `METHOD /route/:pattern`: the console session carries this list so the page
+ * offers only these actions. It is `sessionAllows` applied to the registered routes, the same check
+ * `authorizeSession` makes on every request.
  */
-export type SessionPermissions = (role: Role) => readonly string[];
+export type SessionPermissions = (grant: SessionGrant) => readonly string[];
 
 export function installAuth(app: FastifyInstance, authenticator: Authenticator): SessionPermissions {
   app.decorateRequest('principal', null);
@@ -191,14 +199,15 @@ export function installAuth(app: FastifyInstance, authenticator: Authenticator):
     route.onRequest = existing === undefined ? [hook] : [hook, ...(Array.isArray(existing) ? existing : [existing])];
   });
   // Asked only once requests arrive, when every route is registered.
-  const byRole = new Map<Role, readonly string[]>();
-  return (role) => {
-    let allowed = byRole.get(role);
+  const byGrant = new Map<string, readonly string[]>();
+  return (grant) => {
+    const key = `${grant.role}:${grant.owner}`;
+    let allowed = byGrant.get(key);
     if (allowed === undefined) {
       allowed = [...sessionRoutes]
-        .filter((entry) => roleAllows(role, entry.slice(0, entry.indexOf(' ')), entry.slice(entry.indexOf(' ') + 1), writeRoutes.has(entry)))
+        .filter((entry) => sessionAllows(grant, entry.slice(0, entry.indexOf(' ')), entry.slice(entry.indexOf(' ') + 1), writeRoutes.has(entry)))
         .sort();
-      byRole.set(role, allowed);
+      byGrant.set(key, allowed);
     }
     return allowed;
   };

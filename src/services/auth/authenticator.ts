@@ -24,8 +24,11 @@ export type Principal =
   | { kind: 'client'; projectId: string; appId: string; keyName: string; origin: string }
   | { kind: 'bearer'; projectId: string; tokenId: string; scopes: string[]; clientId: string }
   | { kind: 'management'; keyId: string; keyName: string }
-  /** A console user's session: acts in one project with the user's role there (src/domain/auth/roles.ts). */
-  | { kind: 'user'; projectId: string; userId: string; sessionId: string; role: Role; login: string };
+  /**
+   * A console user's session: acts in one project with the user's role there, and as the organisation's
+   * owner when `isOwner` (src/domain/auth/roles.ts).
+   */
+  | { kind: 'user'; projectId: string; userId: string; sessionId: string; role: Role; login: string; isOwner: boolean };
 
 export function eventSourceOf(principal: Principal): EventSource {
   switch (principal.kind) {
@@ -55,6 +58,7 @@ interface CachedSession {
   projectId: string;
   role: Role;
   login: string;
+  isOwner: boolean;
   expiresAtMs: number;
 }
 
@@ -202,14 +206,14 @@ export class Authenticator {
     if (cached === undefined) {
       const row = await findLiveSession(this.#deps.db, hash, this.#deps.clock.now().toISOString());
       if (row && isRole(row.role)) {
-        cached = { sessionId: row.id, userId: row.user_id, projectId: row.project_id, role: row.role, login: row.login, expiresAtMs: Date.parse(row.expires_at) };
+        cached = { sessionId: row.id, userId: row.user_id, projectId: row.project_id, role: row.role, login: row.login, isOwner: Boolean(row.is_owner), expiresAtMs: Date.parse(row.expires_at) };
         this.#sessions.set(hash, cached);
       }
     }
     if (!cached || cached.expiresAtMs <= this.#deps.clock.now().getTime()) {
       throw errors.unauthorized('Your console session has ended (expired or signed out); sign in again');
     }
-    return { kind: 'user', projectId: cached.projectId, userId: cached.userId, sessionId: cached.sessionId, role: cached.role, login: cached.login };
+    return { kind: 'user', projectId: cached.projectId, userId: cached.userId, sessionId: cached.sessionId, role: cached.role, login: cached.login, isOwner: cached.isOwner };
   }
 
   /** Whether `token` is the CSRF token of the session (constant-time). */

@@ -9,7 +9,7 @@ import * as store from '../../store/projects.ts';
 import type { ProjectObject } from '../../store/projects.ts';
 import type { Tx } from '../../store/db.ts';
 import { inTransaction, makeEvent, type Actor, type Deps } from '../context.ts';
-import { assignInitialUsers } from '../users/project-users.ts';
+import { assignCreator, assignInitialUsers, type Caller } from '../users/project-users.ts';
 
 export interface IssuedKeyPair {
   app_id: string;
@@ -85,6 +85,8 @@ export interface NewProjectOptions {
   /** Fixed keys (from the environment) instead of generated ones. */
   serverKey?: { id: string; secret: string } | null;
   clientKey?: { id: string; secret: string } | null;
+  /** The console user creating the project (the organisation's owner): they become its ADMIN. */
+  creator?: { userId: string; login: string };
 }
 
 /**
@@ -165,6 +167,7 @@ export async function createProjectIn(
     makeEvent(deps, { ...actor, projectId: id }, { type: 'project.created', entityId: id, data: { project: store.toProjectObject(row) } }),
   ]);
   // The vendor's `users`: existing users join with their roles, or the project is not created at all.
+  if (options.creator) await assignCreator(tx, deps, actor, id, options.creator, input.users ?? []);
   await assignInitialUsers(tx, deps, actor, id, input.users ?? []);
   return {
     ...store.toProjectObject(row),
@@ -240,14 +243,34 @@ export async function updateProject(
   });
 }
 
-/** Retires a project: its keys and tokens stop working at once. The default project cannot be deleted. */
-export async function deleteProject(deps: Deps, actor: Omit<Actor, 'projectId'>, id: string): Promise<string[]> {
+/**
+ * Retires a project: its keys and tokens stop working at once, and so do the console sessions working in
+ * it (a session's project must be live). Refused for the default project, the last live project, and — for
+ * a console session — the project the session works in: the caller would saw off the branch it sits on.
+ */
+export async function deleteProject(deps: Deps, actor: Omit<Actor, 'projectId'>, id: string, caller: Caller = { kind: 'management' }): Promise<string[]> {
   return inTransaction(deps, async (tx) => {
+    // Every live project's row, in one order: two deletions at once cannot both see "another one is left".
+    const live = await store.lockLiveProjects(tx);
     const current = await store.findProject(tx, id);
     if (!current) throw errors.notFound('project', id);
     if (current.is_default) {
       throw businessError('resource_protected', 'Resource is protected', {
         details: `Resource project with id ${id} is protected and cannot be deleted: it is the server's default project`,
+        resourceId: id,
+        resourceType: 'project',
+      });
+    }
+    if (caller.kind === 'user' && caller.projectId === id) {
+      throw businessError('resource_in_use', 'Resource in use', {
+        details: `Project ${id} is the one your console session works in; switch to another project to delete it`,
+        resourceId: id,
+        resourceType: 'project',
+      });
+    }
+    if (live.length <= 1) {
+      throw businessError('last_project', 'The organisation keeps at least one project', {
+        details: `Project ${id} is the last live project and cannot be deleted; create another one first`,
         resourceId: id,
         resourceType: 'project',
       });

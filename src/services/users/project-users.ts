@@ -192,6 +192,33 @@ export async function assignInitialUsers(tx: Tx, deps: Deps, actor: Omit<Actor, 
   for (const [i, user] of users.entries()) await assignUserIn(tx, deps, actor, projectId, user, roles[i] as Role, { kind: 'management' });
 }
 
+/**
+ * The console user who creates a project becomes its ADMIN, in the transaction that creates it, so they
+ * can switch into it at once. They are working in the console already, so the place counts as taken up.
+ * Naming them in `users` as well would give them two roles: refused, naming the rule.
+ */
+export async function assignCreator(
+  tx: Tx,
+  deps: Deps,
+  actor: Omit<Actor, 'projectId'>,
+  projectId: string,
+  creator: { userId: string; login: string },
+  users: readonly AssignUserInput[],
+): Promise<void> {
+  const named = users.findIndex((u) => u.id === creator.userId || (typeof u.login === 'string' && store.loginOf(u.login) === creator.login));
+  if (named >= 0) {
+    throw errors.invalidPayload(`Property .users[${named}] names you: you become ADMIN of the project you create, so leave yourself out of users`);
+  }
+  const user = await store.findUserById(tx, creator.userId);
+  if (!user) throw errors.unauthorized('Your session has ended; sign in again');
+  const now = deps.clock.now().toISOString();
+  await store.insertProjectUser(tx, { project_id: projectId, user_id: user.id, role: 'ADMIN', created_at: now, updated_at: null, joined_at: now });
+  const object = await memberOf(tx, user);
+  await appendEvents(tx, [
+    makeEvent(deps, { ...actor, projectId }, { type: 'user.assigned', entityId: user.id, data: { user: inProject(object, projectId), role: 'ADMIN' } }),
+  ]);
+}
+
 async function assignUserIn(
   tx: Tx,
   deps: Deps,

@@ -30,7 +30,7 @@ function Permitted({ screen }: { screen: Screen }) {
   }
   return (
     <Alert color="orange" title="Not for your role" data-testid="not-permitted">
-      Your role {session?.role} may not use this page.
+      {screen.refused ?? `Your role ${session?.role ?? ''} may not use this page.`}
     </Alert>
   );
 }

@@ -43,12 +43,13 @@ export function Layout() {
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Menu" />
-            <Text fw={700}>Punchcard</Text>
+            {/* With a project switcher, a phone's header keeps its room for the switcher and the account menu. */}
+            <Text fw={700} visibleFrom={session.projects.length > 1 ? 'xs' : undefined}>Punchcard</Text>
             {session.projects.length > 1 ? (
               <Select
                 aria-label="Project"
                 size="xs"
-                w={180}
+                w={{ base: 150, xs: 180 }}
                 value={session.project.id}
                 data={session.projects.map((p) => ({ value: p.id, label: p.name }))}
                 onChange={(value) => void switchProject(value)}

@@ -14,6 +14,7 @@ import { OrdersPage } from '../pages/orders/list.tsx';
 import { CollectionPage, CollectionsPage } from '../pages/products/collections.tsx';
 import { ProductPage } from '../pages/products/product.tsx';
 import { ProductsPage } from '../pages/products/products.tsx';
+import { ProjectsPage } from '../pages/projects/projects.tsx';
 import { RedemptionsPage } from '../pages/redemptions/list.tsx';
 import { AccountPage } from '../pages/settings/account.tsx';
 import { SettingsPage } from '../pages/settings/settings.tsx';
@@ -39,6 +40,8 @@ export interface Screen {
   path: string;
   element: React.ReactNode;
   needs?: readonly ['GET' | 'POST' | 'PUT' | 'DELETE', string];
+  /** What a session that may not open the screen is told, when "your role may not" would mislead. */
+  refused?: string;
 }
 
 const CREATES_CAMPAIGN = ['POST', '/v1/campaigns'] as const;
@@ -82,6 +85,8 @@ export const SCREENS: Screen[] = [
   { path: '/exports', element: <ExportsPage />, needs: ['GET', '/v1/exports'] },
   { path: '/webhooks', element: <WebhooksPage />, needs: ['GET', '/management/v1/projects/:projectId/webhooks'] },
   { path: '/settings', element: <SettingsPage />, needs: ['GET', '/management/v1/projects/:projectId'] },
+  // The organisation's projects: for its owner only (the one console user the server lets list them).
+  { path: '/projects', element: <ProjectsPage />, needs: ['GET', '/management/v1/projects'], refused: "Only the organisation's owner manages its projects from the console." },
   // Every role has an account (the header's account menu leads here).
   { path: '/account', element: <AccountPage /> },
 ];
@@ -100,4 +105,5 @@ export const NAVIGATION: Array<{ to: string; label: string; route: string }> = [
   { to: '/exports', label: 'Exports', route: '/v1/exports' },
   { to: '/webhooks', label: 'Webhooks', route: '/management/v1/projects/:projectId/webhooks' },
   { to: '/settings', label: 'Settings', route: '/management/v1/projects/:projectId' },
+  { to: '/projects', label: 'Projects', route: '/management/v1/projects' },
 ];

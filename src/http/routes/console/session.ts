@@ -69,7 +69,7 @@ function assertSameSite(request: FastifyRequest): void {
 
 export function registerConsoleSessionRoutes(app: TypedApp, { deps, authenticator, sessionPermissions }: RouteContext): void {
   /** Every answer that shows a session says what its role may call, so the page offers only that. */
-  const described = (session: Session) => ({ ...session, permissions: [...sessionPermissions(session.role)] });
+  const described = (session: Session) => ({ ...session, permissions: [...sessionPermissions({ role: session.role, owner: session.user.is_owner })] });
   const secure = (request: FastifyRequest) => request.client.https || deps.config.publicUrl.startsWith('https:');
 
   const setCookies = (request: FastifyRequest, reply: FastifyReply, started: StartedSession) => {

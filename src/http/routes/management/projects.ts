@@ -4,6 +4,7 @@ import { roleAllows } from '../../../domain/auth/roles.ts';
 import { noContent } from '../../reply.ts';
 import * as projects from '../../../services/projects/projects.ts';
 import { managementActorOf } from '../../plugins/auth.ts';
+import type { Caller } from '../../../services/users/project-users.ts';
 import { errorResponses, IdParams, NoContent } from '../../../api/common.ts';
 import { CreateProjectBody, CreatedProjectObject, ProjectList, ProjectObject, UpdateProjectBody } from '../../../api/projects.ts';
 
@@ -26,6 +27,12 @@ function asSeenBy<P extends { webhook_token: string }>(request: FastifyRequest, 
   return { ...project, webhook_token: null };
 }
 
+/** Who asks: the management key, or a console session (the organisation's owner, src/domain/auth/roles.ts). */
+function callerOf(request: FastifyRequest): Caller {
+  const principal = request.principal;
+  return principal?.kind === 'user' ? { kind: 'user', userId: principal.userId, projectId: principal.projectId } : { kind: 'management' };
+}
+
 export function registerProjectRoutes(app: TypedApp, { deps, authenticator }: RouteContext): void {
   app.post(
     '/management/v1/projects',
@@ -34,19 +41,33 @@ export function registerProjectRoutes(app: TypedApp, { deps, authenticator }: Ro
       schema: {
         tags,
         operationId: 'createProject',
-        summary: 'Create a project; the answer carries its server and client keys, shown only this once',
+        summary:
+          "Create a project; the answer carries its server and client keys, shown only this once. The organisation's owner may create one from a console session and becomes its ADMIN",
         body: CreateProjectBody,
         response: { 200: CreatedProjectObject, ...errorResponses() },
       },
     },
-    async (request) => projects.createProject(deps, managementActorOf(request), request.body),
+    async (request) => {
+      const principal = request.principal;
+      const creator = principal?.kind === 'user' ? { userId: principal.userId, login: principal.login } : undefined;
+      return projects.createProject(deps, managementActorOf(request), request.body, creator ? { creator } : {});
+    },
   );
 
   app.get(
     '/management/v1/projects',
-    { schema: { tags, operationId: 'listProjects', summary: 'List projects', response: { 200: ProjectList, ...errorResponses() } } },
-    async () => {
-      const data = await projects.listProjects(deps);
+    {
+      schema: {
+        tags,
+        operationId: 'listProjects',
+        summary: "List projects (the management key, or the organisation's owner from a console session: then without webhook tokens)",
+        response: { 200: ProjectList, ...errorResponses() },
+      },
+    },
+    async (request) => {
+      // A session's role is its project's; another project's webhook token is read in that project's settings.
+      const all = await projects.listProjects(deps);
+      const data = request.principal?.kind === 'user' ? all.map((project) => ({ ...project, webhook_token: null })) : all;
       return { object: 'list' as const, data_ref: 'data' as const, data, total: data.length };
     },
   );
@@ -84,13 +105,14 @@ export function registerProjectRoutes(app: TypedApp, { deps, authenticator }: Ro
       schema: {
         tags,
         operationId: 'deleteProject',
-        summary: 'Delete a project: its keys and tokens stop working at once (the default project is protected)',
+        summary:
+          "Delete a project: its keys, tokens and console sessions stop working at once. The default project and the last one are protected; the organisation's owner may delete one from a console session, but not the session's own",
         params: ProjectParams,
         response: { 204: NoContent, ...errorResponses(404) },
       },
     },
     async (request, reply) => {
-      await projects.deleteProject(deps, managementActorOf(request), request.params.projectId);
+      await projects.deleteProject(deps, managementActorOf(request), request.params.projectId, callerOf(request));
       authenticator.forgetProject(request.params.projectId);
       return noContent(reply);
     },
