@@ -122,6 +122,7 @@ export const ProjectObject = Type.Object({
   description: Type.String(),
   timezone: Type.String(),
   locale: Nullable(Type.String({ description: 'A Punchcard extension: see the update body' })),
+  is_default: Type.Boolean({ description: "A Punchcard extension: the server's default project, which cannot be deleted" }),
   currency: Type.String(),
   dial_code: Nullable(Type.String()),
   webhook_version: Type.String(),

@@ -31,6 +31,8 @@ export interface ProjectObject {
   description: string;
   timezone: string;
   locale: string | null;
+  /** The server's default project (Punchcard extension): it cannot be deleted. */
+  is_default: boolean;
   currency: string;
   dial_code: string | null;
   webhook_version: string;
@@ -64,6 +66,7 @@ export function toProjectObject(row: ProjectRow): ProjectObject {
     description: row.description,
     timezone: row.timezone,
     locale: row.locale,
+    is_default: Boolean(row.is_default),
     currency: row.currency,
     dial_code: row.dial_code,
     webhook_version: row.webhook_version,

@@ -8,7 +8,7 @@ import { cleanScreenshot, signInThroughPage, startSignedIn } from './console-sig
 
 // Projects in a real browser: the organisation's owner (the first admin) lists every project, creates one
 // that joins the header's project switcher at once, switches into it, and deletes another after a
-// confirmation that names it; the API's refusal of the default project is shown. An ADMIN who does not
+// confirmation that names it (never the server's default project); the API's refusal is shown. An ADMIN who does not
 // own the organisation is offered no Projects screen. At desktop width and a phone's.
 
 const PHONE = { width: 390, height: 844 };
@@ -85,7 +85,7 @@ describe('console: projects', { skip: BROWSER_MISSING }, () => {
     assert.equal(await page.getByTestId('role').textContent(), 'ADMIN');
   });
 
-  test('the owner deletes another project after a confirmation that names it; a refusal of the API is shown', async () => {
+  test('the owner deletes another project after a confirmation that names it; the default project is kept; a refusal of the API is shown', async () => {
     const { page } = browser;
     const harbour = await idOf('Harbour shop');
     await page.getByRole('textbox', { name: 'Name' }).fill('Pop-up');
@@ -129,11 +129,22 @@ describe('console: projects', { skip: BROWSER_MISSING }, () => {
     await page.getByTestId(`project-${popUp}`).waitFor({ state: 'detached' });
     assert.deepEqual(await switcherOptions(page), ['Default project', 'Harbour shop']);
 
-    // The server keeps its default project: its refusal is shown, and the project stays.
-    await page.getByRole('button', { name: 'Delete project Default project' }).click();
-    await page.getByRole('dialog', { name: 'Delete project Default project?' }).getByRole('button', { name: 'Delete Default project' }).click();
-    await page.getByText('Project Default project not deleted').waitFor();
-    await page.getByText("it is the server's default project").waitFor();
+    // The server keeps its default project: it is offered no Delete.
+    await page.getByTestId(`project-${t.projectId}`).getByText("Kept: the server's default").waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Delete project Default project' }).count(), 0, 'the default project is offered no Delete');
+
+    // A project deleted elsewhere while the page was open: the API's refusal is shown.
+    const gone = await t.request('POST', '/management/v1/projects', {
+      headers: t.managementHeaders(),
+      json: { name: 'Gone shop', timezone: 'UTC', currency: 'EUR', case_sensitive_codes: false },
+    });
+    assert.equal(gone.status, 200, gone.text);
+    await page.reload();
+    await page.getByRole('button', { name: 'Delete project Gone shop' }).waitFor();
+    assert.equal((await t.request('DELETE', `/management/v1/projects/${gone.body.id}`, { headers: t.managementHeaders() })).status, 204);
+    await page.getByRole('button', { name: 'Delete project Gone shop' }).click();
+    await page.getByRole('dialog', { name: 'Delete project Gone shop?' }).getByRole('button', { name: 'Delete Gone shop' }).click();
+    await page.getByText('Project Gone shop not deleted').waitFor();
     await screenshot(page, 'projects-refused');
     assert.ok((await live()).some((p) => p.id === t.projectId));
     assert.ok((await live()).some((p) => p.id === harbour));

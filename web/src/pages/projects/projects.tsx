@@ -23,6 +23,8 @@ interface Project {
   description: string;
   timezone: string;
   currency: string;
+  /** The server's default project: the server keeps it, so it is offered no Delete. */
+  is_default: boolean;
   created_at: string;
 }
 
@@ -162,7 +164,12 @@ export function ProjectsPage() {
               </Table.Td>
               {mayDelete && (
                 <Table.Td>
-                  {p.id !== session.project.id && (
+                  {p.is_default && p.id !== session.project.id && (
+                    <Text size="xs" c="dimmed" ta="right">
+                      Kept: the server's default
+                    </Text>
+                  )}
+                  {!p.is_default && p.id !== session.project.id && (
                     <Group justify="flex-end" wrap="nowrap">
                       <Button size="compact-xs" variant="subtle" color="red" aria-label={`Delete project ${p.name}`} onClick={() => remove(p)}>Delete</Button>
                     </Group>
