@@ -60,6 +60,38 @@ function NewPasswordFields(props: {
   );
 }
 
+/**
+ * The invitation and reset pages' form: a new password typed twice, sent with the link's token to `path`,
+ * which answers a session that is adopted before going home.
+ */
+function useNewPasswordForm(path: string, token: string) {
+  const navigate = useNavigate();
+  const adopt = useAdoptSession();
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    if (password !== repeat) {
+      setError(new Error('The two passwords differ'));
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      adopt(await api<ConsoleSession>('POST', path, { token, password }));
+      navigate('/', { replace: true });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const fields = { password, repeat, onPassword: setPassword, onRepeat: setRepeat, error, field: fieldOfError(error, { password: 'password' }) };
+  return { fields, busy, submit };
+}
+
 function tokenFromHash(hash: string): string {
   return new URLSearchParams(hash.replace(/^#/, '')).get('token') ?? '';
 }
@@ -210,49 +242,20 @@ export function SetupPage() {
 }
 
 export function InvitationPage() {
-  const navigate = useNavigate();
   const location = useLocation();
-  const adopt = useAdoptSession();
   const token = tokenFromHash(location.hash);
-  const [password, setPassword] = useState('');
-  const [repeat, setRepeat] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const field = fieldOfError(error, { password: 'password' });
-
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
-    if (password !== repeat) {
-      setError(new Error('The two passwords differ'));
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      adopt(await api<ConsoleSession>('POST', '/console/v1/invitation', { token, password }));
-      navigate('/', { replace: true });
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const form = useNewPasswordForm('/console/v1/invitation', token);
 
   return (
     <Frame title="Accept your invitation">
-      <form onSubmit={(e) => void submit(e)}>
+      <form onSubmit={(e) => void form.submit(e)}>
         <Stack>
           <NewPasswordFields
             label="Password"
             description="Choose one of at least 10 characters, or, if you already have an account, enter its password"
-            password={password}
-            repeat={repeat}
-            onPassword={setPassword}
-            onRepeat={setRepeat}
-            error={error}
-            field={field}
+            {...form.fields}
           />
-          <Button type="submit" loading={busy} disabled={token === ''}>
+          <Button type="submit" loading={form.busy} disabled={token === ''}>
             Set password and sign in
           </Button>
         </Stack>
@@ -268,15 +271,9 @@ interface ResetPreview {
 }
 
 export function PasswordResetPage() {
-  const navigate = useNavigate();
   const location = useLocation();
-  const adopt = useAdoptSession();
   const token = tokenFromHash(location.hash);
-  const [password, setPassword] = useState('');
-  const [repeat, setRepeat] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const field = fieldOfError(error, { password: 'password' });
+  const form = useNewPasswordForm('/console/v1/password-reset', token);
   // Names the account and the shop before anything is changed; the link stays unused until the form is
   // sent. Read once, outside the query cache: signing in clears that cache, and a cached query would ask
   // again about the link just spent.
@@ -292,24 +289,6 @@ export function PasswordResetPage() {
       current = false;
     };
   }, [token]);
-
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
-    if (password !== repeat) {
-      setError(new Error('The two passwords differ'));
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      adopt(await api<ConsoleSession>('POST', '/console/v1/password-reset', { token, password }));
-      navigate('/', { replace: true });
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
 
   if (token === '' || preview.error !== undefined) {
     return (
@@ -330,19 +309,14 @@ export function PasswordResetPage() {
       ) : (
         <Text size="sm" c="dimmed">Checking the link…</Text>
       )}
-      <form onSubmit={(e) => void submit(e)}>
+      <form onSubmit={(e) => void form.submit(e)}>
         <Stack>
           <NewPasswordFields
             label="New password"
             description="At least 10 characters"
-            password={password}
-            repeat={repeat}
-            onPassword={setPassword}
-            onRepeat={setRepeat}
-            error={error}
-            field={field}
+            {...form.fields}
           />
-          <Button type="submit" loading={busy} disabled={!preview.data}>
+          <Button type="submit" loading={form.busy} disabled={!preview.data}>
             Set password and sign in
           </Button>
         </Stack>
